@@ -1,0 +1,23 @@
+package dev.shaper;
+
+/**
+ * Why a record went to the rejected topic. The name is written, as text, into the {@link ShaperHeaders#REASON}
+ * header of the rejected record.
+ */
+public enum RejectReason {
+    /** The key's queue already holds {@code shaper.shaping.max.queue} records. A retry may fit later. */
+    QUEUE_FULL,
+    /** The record would wait longer than {@code shaper.shaping.max.delay.ms} in its key's queue. */
+    DELAY_EXCEEDED,
+    /** The record has no key; the leaky bucket is per key, so it cannot be shaped. Do not retry. */
+    INVALID_KEY,
+    /** The {@code shaper.cost} header is not a whole number between 1 and the maximum. Do not retry. */
+    INVALID_COST,
+    /** Any other record the shaper cannot handle; the detail header says why. Do not retry. */
+    INVALID_RECORD;
+
+    /** True for rejections that waiting can cure; only these carry {@link ShaperHeaders#RETRY_AFTER_MS}. */
+    public boolean isRetriable() {
+        return this == QUEUE_FULL || this == DELAY_EXCEEDED;
+    }
+}

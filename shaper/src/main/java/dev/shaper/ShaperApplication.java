@@ -1,0 +1,175 @@
+package dev.shaper;
+
+import dev.shaper.internals.config.SettingsLoader;
+import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.rules.RulesFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shaper as a program: {@code java -jar shaper.jar path/to/shaper.properties}.
+ *
+ * <p>The file holds Kafka Streams settings and the {@code shaper.*} settings of {@link ShaperConfig};
+ * environment variables override single keys (see {@link SettingsLoader}). Stops cleanly on SIGTERM.
+ * Exit codes: 0 after a clean stop, 1 when Kafka Streams fails, 2 for a bad configuration.
+ */
+public final class ShaperApplication {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShaperApplication.class);
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+    private final ShaperConfig config;
+    private final KafkaStreams streams;
+
+    private ShaperApplication(ShaperConfig config, KafkaStreams streams) {
+        this.config = config;
+        this.streams = streams;
+    }
+
+    public static void main(String[] args) {
+        if (args.length != 1) {
+            System.err.println("usage: java -jar shaper.jar path/to/shaper.properties");
+            System.exit(2);
+        }
+        ShaperApplication app;
+        try {
+            app = create(SettingsLoader.load(Path.of(args[0]), System.getenv()));
+        } catch (ConfigException | RulesFile.RulesFileException | StartupException e) {
+            System.err.println("shaper: configuration error: " + e.getMessage());
+            System.exit(2);
+            return;
+        } catch (java.io.IOException e) {
+            System.err.println("shaper: cannot read settings file " + args[0] + ": " + e);
+            System.exit(2);
+            return;
+        }
+        System.exit(app.runUntilStopped());
+    }
+
+    /** Validates the settings, checks the topics and builds the Kafka Streams instance (not yet started). */
+    public static ShaperApplication create(Map<String, String> settings) {
+        ShaperConfig config = new ShaperConfig(settings);
+        Properties streamsProps = config.streamsProperties();
+        new StreamsConfig(streamsProps); // fails early, naming the key, on a bad Kafka Streams setting
+        RuleBook rules = loadRules(config);
+        int partitions = inputPartitions(config, streamsProps);
+        KafkaStreams streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions), streamsProps);
+        return new ShaperApplication(config, streams);
+    }
+
+    /** Starts Kafka Streams, blocks until SIGTERM or a fatal error, and closes cleanly. */
+    public int runUntilStopped() {
+        CountDownLatch stopped = new CountDownLatch(1);
+        int[] exitCode = {0};
+        streams.setUncaughtExceptionHandler(e -> {
+            LOG.error("Kafka Streams failed; shutting down", e);
+            exitCode[0] = 1;
+            stopped.countDown();
+            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+        streams.setStateListener((newState, oldState) -> {
+            LOG.info("Kafka Streams state {} -> {}", oldState, newState);
+            if (newState == KafkaStreams.State.ERROR || newState == KafkaStreams.State.NOT_RUNNING) {
+                stopped.countDown();
+            }
+        });
+        Thread hook = new Thread(() -> {
+            LOG.info("Stop requested; closing Kafka Streams (commits and flushes the queues' state)");
+            streams.close(CLOSE_TIMEOUT);
+            stopped.countDown();
+        }, "shaper-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        LOG.info("Starting shaper: {} -> {} (rejected: {})", config.inputTopic(), config.outputTopic(),
+                config.rejectedTopic());
+        streams.start();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        streams.close(CLOSE_TIMEOUT);
+        return exitCode[0];
+    }
+
+    private static RuleBook loadRules(ShaperConfig config) {
+        if (config.rulesFile().isBlank()) {
+            return new RuleBook(config.defaultShapingRule(), List.of());
+        }
+        Path file = Path.of(config.rulesFile());
+        if (!Files.isReadable(file)) {
+            throw new ConfigException(ShaperConfig.RULES_FILE_CONFIG, config.rulesFile(),
+                    "expected the path of a readable YAML or JSON rules file");
+        }
+        return RulesFile.load(file, config.defaultShapingRule());
+    }
+
+    /** The input topic's partition count, and a clear error if any of the three topics is missing. */
+    private static int inputPartitions(ShaperConfig config, Properties streamsProps) {
+        Properties adminProps = new Properties();
+        streamsProps.forEach((k, v) -> {
+            if (AdminClientConfig.configNames().contains(String.valueOf(k))) {
+                adminProps.put(k, v);
+            }
+        });
+        List<String> topics = List.of(config.inputTopic(), config.outputTopic(), config.rejectedTopic());
+        try (Admin admin = Admin.create(adminProps)) {
+            List<String> missing = new ArrayList<>();
+            int partitions = 0;
+            for (String topic : topics) {
+                try {
+                    TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
+                            .get(60, TimeUnit.SECONDS).get(topic);
+                    if (topic.equals(config.inputTopic())) {
+                        partitions = d.partitions().size();
+                    }
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                        missing.add(topic);
+                    } else {
+                        throw new StartupException("cannot describe topic " + topic + ": " + e.getCause());
+                    }
+                }
+            }
+            if (!missing.isEmpty()) {
+                throw new StartupException("topics " + missing + " do not exist; create the input, output and"
+                        + " rejected topics (" + ShaperConfig.INPUT_TOPIC_CONFIG + ", "
+                        + ShaperConfig.OUTPUT_TOPIC_CONFIG + ", " + ShaperConfig.REJECTED_TOPIC_CONFIG
+                        + ") before starting the shaper");
+            }
+            return partitions;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StartupException("interrupted while checking topics");
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new StartupException("no answer from the brokers at "
+                    + streamsProps.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) + " within 60 s");
+        }
+    }
+
+    /** The shaper cannot start in this environment; the message says why. */
+    public static final class StartupException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public StartupException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,210 @@
+package dev.shaper;
+
+import dev.shaper.internals.shaping.ShapingRule;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The shaper's own settings, all under {@code shaper.}. Every other key given to the shaper is a Kafka
+ * Streams (or client) setting and passes through unchanged; {@link #streamsProperties()} returns those,
+ * with the shaper's defaults (exactly-once) filled in.
+ *
+ * <p>A value of the wrong type or out of range, or a {@code shaper.} key that does not exist (a typo),
+ * fails with a {@link ConfigException} that names the key, the value and what is expected.
+ */
+public final class ShaperConfig extends AbstractConfig {
+
+    /** Common prefix of the shaper's own keys. */
+    public static final String PREFIX = "shaper.";
+
+    /** Topic the shaper reads requests from. */
+    public static final String INPUT_TOPIC_CONFIG = "shaper.input.topic";
+    public static final String INPUT_TOPIC_DOC = "Topic the shaper reads requests from. Records are shaped per"
+            + " record key; key, value, headers and timestamp are passed on unchanged.";
+
+    /** Topic the shaped records go to. */
+    public static final String OUTPUT_TOPIC_CONFIG = "shaper.output.topic";
+    public static final String OUTPUT_TOPIC_DOC = "Topic the shaped records are written to, at no more than the"
+            + " configured rates. Each record gains the header shaper.queued.ms.";
+
+    /** Topic the rejected records go to. */
+    public static final String REJECTED_TOPIC_CONFIG = "shaper.rejected.topic";
+    public static final String REJECTED_TOPIC_DOC = "Topic for records the shaper refuses (queue full, delay too"
+            + " long, invalid input), with the headers shaper.reason, shaper.detail and, where a retry can"
+            + " succeed, shaper.retry.after.ms.";
+
+    /** Default rate of each key's leaky bucket. */
+    public static final String SHAPING_RATE_CONFIG = "shaper.shaping.rate";
+    public static final String SHAPING_RATE_DOC = "Default release rate of each key, in units per second (a"
+            + " record is one unit unless its shaper.cost header says more). Fractions are allowed: 0.5 is"
+            + " one record every two seconds. Must be > 0. Rules in shaper.rules.file override it per key.";
+
+    /** Default queue bound of each key. */
+    public static final String SHAPING_MAX_QUEUE_CONFIG = "shaper.shaping.max.queue";
+    public static final String SHAPING_MAX_QUEUE_DOC = "Default number of records one key may have waiting."
+            + " A record that would exceed it is rejected with reason QUEUE_FULL. 0 means never queue: what"
+            + " cannot leave at once is rejected.";
+
+    /** Default delay bound of each key. */
+    public static final String SHAPING_MAX_DELAY_MS_CONFIG = "shaper.shaping.max.delay.ms";
+    public static final String SHAPING_MAX_DELAY_MS_DOC = "Default longest wait, in milliseconds, that a record"
+            + " may be scheduled for at arrival. A record that would wait longer is rejected with reason"
+            + " DELAY_EXCEEDED and a retry-after of the excess.";
+
+    /** Cap on all keys together. */
+    public static final String SHAPING_TOTAL_RATE_CONFIG = "shaper.shaping.total.rate";
+    public static final String SHAPING_TOTAL_RATE_DOC = "Cap on the release rate of all keys together, in"
+            + " units per second (the downstream database's capacity); 0 means no cap. It is shared among"
+            + " waiting keys in proportion to their rates. In this version it is split evenly across the"
+            + " input topic's partitions, so each partition gets total / partitions.";
+
+    /** Punctuation interval of the release. */
+    public static final String SHAPING_TICK_MS_CONFIG = "shaper.shaping.tick.ms";
+    public static final String SHAPING_TICK_MS_DOC = "How often, in milliseconds of wall-clock time, queued"
+            + " records that have fallen due are released. Smaller ticks release smaller batches more often."
+            + " If a release runs late, at most two ticks' worth of virtual time pass per release, so a"
+            + " stalled shaper resumes at the rate instead of catching up in a burst.";
+
+    /** Per-key rules file. */
+    public static final String RULES_FILE_CONFIG = "shaper.rules.file";
+    public static final String RULES_FILE_DOC = "Path of a YAML or JSON file of per-key rules (exact, prefix,"
+            + " glob or regex key patterns with rate, max.queue and max.delay.ms); the first matching rule"
+            + " wins, the shaper.shaping.* defaults apply otherwise. Empty: no rules.";
+
+    /** In-memory key-state entries kept per task. */
+    public static final String STATE_CACHE_MAX_KEYS_CONFIG = "shaper.state.cache.max.keys";
+    public static final String STATE_CACHE_MAX_KEYS_DOC = "Per-key states each stream task keeps in memory in"
+            + " front of RocksDB. Larger values save RocksDB reads for many active keys; each entry takes"
+            + " roughly 150 bytes.";
+
+    private static final ConfigDef CONFIG = new ConfigDef()
+            .define(INPUT_TOPIC_CONFIG, Type.STRING, "shaper-input", new ConfigDef.NonEmptyString(),
+                    Importance.HIGH, INPUT_TOPIC_DOC)
+            .define(OUTPUT_TOPIC_CONFIG, Type.STRING, "shaper-shaped", new ConfigDef.NonEmptyString(),
+                    Importance.HIGH, OUTPUT_TOPIC_DOC)
+            .define(REJECTED_TOPIC_CONFIG, Type.STRING, "shaper-rejected", new ConfigDef.NonEmptyString(),
+                    Importance.HIGH, REJECTED_TOPIC_DOC)
+            .define(SHAPING_RATE_CONFIG, Type.DOUBLE, 100.0, new PositiveFinite(), Importance.HIGH,
+                    SHAPING_RATE_DOC)
+            .define(SHAPING_MAX_QUEUE_CONFIG, Type.INT, 10_000, Range.atLeast(0), Importance.HIGH,
+                    SHAPING_MAX_QUEUE_DOC)
+            .define(SHAPING_MAX_DELAY_MS_CONFIG, Type.LONG, 60_000L, Range.between(0, 365L * 24 * 3600 * 1000),
+                    Importance.HIGH, SHAPING_MAX_DELAY_MS_DOC)
+            .define(SHAPING_TOTAL_RATE_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.MEDIUM,
+                    SHAPING_TOTAL_RATE_DOC)
+            .define(SHAPING_TICK_MS_CONFIG, Type.LONG, 100L, Range.between(1, 60_000), Importance.MEDIUM,
+                    SHAPING_TICK_MS_DOC)
+            .define(RULES_FILE_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_FILE_DOC)
+            .define(STATE_CACHE_MAX_KEYS_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
+                    STATE_CACHE_MAX_KEYS_DOC);
+
+    private final Map<String, Object> streamsSettings;
+
+    public ShaperConfig(Map<?, ?> settings) {
+        super(CONFIG, shaperKeysOnly(settings), false);
+        this.streamsSettings = streamsKeysOnly(settings);
+    }
+
+    /** The definition of every shaper key, for documentation generators. */
+    public static ConfigDef configDef() {
+        return new ConfigDef(CONFIG);
+    }
+
+    /** The Kafka Streams settings: every key not under {@code shaper.}, with the shaper's defaults added. */
+    public Properties streamsProperties() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.putAll(streamsSettings);
+        return props;
+    }
+
+    /** The default leaky-bucket rule, from the {@code shaper.shaping.*} keys. */
+    public ShapingRule defaultShapingRule() {
+        return new ShapingRule(getDouble(SHAPING_RATE_CONFIG), getInt(SHAPING_MAX_QUEUE_CONFIG),
+                getLong(SHAPING_MAX_DELAY_MS_CONFIG));
+    }
+
+    public String inputTopic() {
+        return getString(INPUT_TOPIC_CONFIG);
+    }
+
+    public String outputTopic() {
+        return getString(OUTPUT_TOPIC_CONFIG);
+    }
+
+    public String rejectedTopic() {
+        return getString(REJECTED_TOPIC_CONFIG);
+    }
+
+    public double totalRate() {
+        return getDouble(SHAPING_TOTAL_RATE_CONFIG);
+    }
+
+    public long tickMs() {
+        return getLong(SHAPING_TICK_MS_CONFIG);
+    }
+
+    public String rulesFile() {
+        return getString(RULES_FILE_CONFIG);
+    }
+
+    public int stateCacheMaxKeys() {
+        return getInt(STATE_CACHE_MAX_KEYS_CONFIG);
+    }
+
+    private static Map<String, Object> shaperKeysOnly(Map<?, ?> settings) {
+        Map<String, Object> shaper = new HashMap<>();
+        TreeSet<String> unknown = new TreeSet<>();
+        for (Map.Entry<?, ?> e : settings.entrySet()) {
+            String key = String.valueOf(e.getKey());
+            if (!key.startsWith(PREFIX)) {
+                continue;
+            }
+            if (!CONFIG.names().contains(key)) {
+                unknown.add(key);
+            }
+            shaper.put(key, e.getValue());
+        }
+        if (!unknown.isEmpty()) {
+            String first = unknown.first();
+            throw new ConfigException(first, shaper.get(first), "no such shaper setting (unknown keys: " + unknown
+                    + "); the shaper's settings are " + new TreeSet<>(CONFIG.names()));
+        }
+        return shaper;
+    }
+
+    private static Map<String, Object> streamsKeysOnly(Map<?, ?> settings) {
+        Map<String, Object> streams = new HashMap<>();
+        settings.forEach((k, v) -> {
+            String key = String.valueOf(k);
+            if (!key.startsWith(PREFIX)) {
+                streams.put(key, v);
+            }
+        });
+        return streams;
+    }
+
+    /** Accepts finite numbers greater than zero. */
+    static final class PositiveFinite implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (!(value instanceof Number n) || !(n.doubleValue() > 0) || Double.isInfinite(n.doubleValue())) {
+                throw new ConfigException(name, value, "expected a finite number > 0");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "(0, ...)";
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.shaper;
+
+/**
+ * Names of the record headers the shaper reads and writes. Every value is UTF-8 text; numbers are decimal.
+ */
+public final class ShaperHeaders {
+
+    /** Read from input: how many units of rate one record uses, a whole number from 1 to {@link #MAX_COST}. */
+    public static final String COST = "shaper.cost";
+    /** The largest cost one record may declare. */
+    public static final long MAX_COST = 1_000_000L;
+
+    /** Added to shaped records: milliseconds of wall-clock time the record spent queued (0 if it passed at once). */
+    public static final String QUEUED_MS = "shaper.queued.ms";
+
+    /** Added to rejected records: the {@link RejectReason} name. */
+    public static final String REASON = "shaper.reason";
+    /** Added to rejected records that a retry can cure: milliseconds after which a retry would find room. */
+    public static final String RETRY_AFTER_MS = "shaper.retry.after.ms";
+    /** Added to rejected records: a human-readable explanation. */
+    public static final String DETAIL = "shaper.detail";
+    /** Added to rejected records: where the record was read from. */
+    public static final String SOURCE_TOPIC = "shaper.source.topic";
+    /** Added to rejected records: the input partition. */
+    public static final String SOURCE_PARTITION = "shaper.source.partition";
+    /** Added to rejected records: the input offset. */
+    public static final String SOURCE_OFFSET = "shaper.source.offset";
+
+    private ShaperHeaders() {
+    }
+}

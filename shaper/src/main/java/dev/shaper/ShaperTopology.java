@@ -1,0 +1,71 @@
+package dev.shaper;
+
+import dev.shaper.internals.processor.ShapingProcessor;
+import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.store.KeyStateStore;
+import dev.shaper.internals.store.ScheduleStore;
+import dev.shaper.internals.store.WriteBehindStoreBuilder;
+import java.util.Map;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.Topology;
+
+/**
+ * Builds the shaper's topology:
+ *
+ * <pre>
+ * input topic --> leaky bucket --+--> output topic    (passed at once, or released by the punctuator)
+ *                  |    ^        +--> rejected topic  (queue full, delay too long, invalid input)
+ *                  v    |
+ *        schedule store + key-state store (RocksDB, changelogged)
+ * </pre>
+ */
+public final class ShaperTopology {
+
+    /** Name of the source node. */
+    public static final String SOURCE = "shaper-input";
+    /** Name of the leaky-bucket processor. */
+    public static final String LEAKY_BUCKET = "shaper-leaky-bucket";
+    /** Name of the sink to the output topic. */
+    public static final String SHAPED_SINK = "shaper-shaped-sink";
+    /** Name of the sink to the rejected topic. */
+    public static final String REJECTED_SINK = "shaper-rejected-sink";
+    /** Store of the queued records, keyed by (due time, record key). */
+    public static final String SCHEDULE_STORE = "shaper-schedule";
+    /** Store of the per-key leaky-bucket state and the task's virtual time. */
+    public static final String KEY_STATE_STORE = "shaper-key-state";
+
+    /** Write-behind entries of the schedule store held in memory before they are written early. */
+    private static final int SCHEDULE_BUFFER_LIMIT = 100_000;
+
+    private ShaperTopology() {
+    }
+
+    /**
+     * @param rules           the per-key rules (each task gets its own copy)
+     * @param inputPartitions partitions of the input topic; the total rate is split evenly across them
+     */
+    public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions) {
+        if (inputPartitions < 1) {
+            throw new IllegalArgumentException("inputPartitions must be >= 1, got " + inputPartitions);
+        }
+        ShapingProcessor.Settings settings = new ShapingProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
+                SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.totalRate() / inputPartitions);
+        int cacheKeys = config.stateCacheMaxKeys();
+        // Compaction keeps the latest entry per key; queued records are deleted by tombstones on release.
+        Map<String, String> changelog = Map.of("cleanup.policy", "compact");
+
+        Topology topology = new Topology();
+        topology.addSource(SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
+        topology.addProcessor(LEAKY_BUCKET, () -> new ShapingProcessor(settings, rules.copy()), SOURCE);
+        topology.addStateStore(new WriteBehindStoreBuilder<>(SCHEDULE_STORE,
+                inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT)).withLoggingEnabled(changelog), LEAKY_BUCKET);
+        topology.addStateStore(new WriteBehindStoreBuilder<>(KEY_STATE_STORE,
+                inner -> new KeyStateStore(inner, cacheKeys)).withLoggingEnabled(changelog), LEAKY_BUCKET);
+        topology.addSink(SHAPED_SINK, config.outputTopic(), new ByteArraySerializer(), new ByteArraySerializer(),
+                LEAKY_BUCKET);
+        topology.addSink(REJECTED_SINK, config.rejectedTopic(), new ByteArraySerializer(),
+                new ByteArraySerializer(), LEAKY_BUCKET);
+        return topology;
+    }
+}

@@ -1,0 +1,44 @@
+package dev.shaper.internals.processor;
+
+import dev.shaper.RejectReason;
+import dev.shaper.ShaperHeaders;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+
+/**
+ * Turns a refused record into its rejected-topic form, by the dead-letter convention: the original key,
+ * value, timestamp and headers, plus headers that say why and where it came from.
+ */
+final class Rejections {
+
+    private Rejections() {
+    }
+
+    static Record<byte[], byte[]> reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs,
+                                         String detail, Optional<RecordMetadata> source) {
+        Headers headers = new RecordHeaders(record.headers().toArray());
+        set(headers, ShaperHeaders.REASON, reason.name());
+        if (reason.isRetriable()) {
+            set(headers, ShaperHeaders.RETRY_AFTER_MS, Long.toString(retryAfterMs));
+        } else {
+            headers.remove(ShaperHeaders.RETRY_AFTER_MS);
+        }
+        set(headers, ShaperHeaders.DETAIL, detail);
+        source.ifPresent(meta -> {
+            set(headers, ShaperHeaders.SOURCE_TOPIC, meta.topic());
+            set(headers, ShaperHeaders.SOURCE_PARTITION, Integer.toString(meta.partition()));
+            set(headers, ShaperHeaders.SOURCE_OFFSET, Long.toString(meta.offset()));
+        });
+        return record.withHeaders(headers);
+    }
+
+    /** Replaces any header of that name, so a record that passes two shapers carries one value. */
+    static void set(Headers headers, String name, String value) {
+        headers.remove(name);
+        headers.add(name, value.getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,131 @@
+package dev.shaper.internals.processor;
+
+import dev.shaper.RejectReason;
+import dev.shaper.ShaperHeaders;
+import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.shaping.Arrival;
+import dev.shaper.internals.shaping.LeakyBucket;
+import dev.shaper.internals.shaping.ShapingRule;
+import dev.shaper.internals.shaping.TotalRateLimiter;
+import dev.shaper.internals.shaping.VirtualClock;
+import dev.shaper.internals.store.KeyStateStore;
+import dev.shaper.internals.store.QueuedRecord;
+import dev.shaper.internals.store.ScheduleKeys;
+import dev.shaper.internals.store.ScheduleStore;
+import java.util.List;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * The leaky bucket of one stream task: records that may leave at once are forwarded at once; the others
+ * wait in the schedule store until a wall-clock punctuator releases them in due order.
+ */
+public final class ShapingProcessor implements Processor<byte[], byte[], byte[], byte[]> {
+
+    /** How many stored key states one tick looks at for eviction. */
+    static final int EVICTION_SCAN_PER_TICK = 1_000;
+
+    /** Settings of one shaping processor. */
+    public record Settings(String scheduleStoreName, String keyStoreName, String shapedChild, String rejectedChild,
+                           long tickMs, double taskTotalRate) {
+    }
+
+    private final Settings settings;
+    private final RuleBook rules;
+
+    private ProcessorContext<byte[], byte[]> context;
+    private ScheduleStore schedule;
+    private KeyStateStore keyStates;
+    private VirtualClock clock;
+    private TotalRateLimiter total;
+    /** No queued record has a due before this: the drain starts here instead of wading through tombstones. */
+    private Bytes scanFloor;
+
+    public ShapingProcessor(Settings settings, RuleBook rules) {
+        this.settings = settings;
+        this.rules = rules;
+    }
+
+    @Override
+    public void init(ProcessorContext<byte[], byte[]> context) {
+        this.context = context;
+        this.schedule = context.getStateStore(settings.scheduleStoreName());
+        this.keyStates = context.getStateStore(settings.keyStoreName());
+        long wallNow = context.currentSystemTimeMs();
+        this.clock = new VirtualClock(2 * settings.tickMs(), keyStates.loadVirtualTime(), wallNow);
+        this.total = new TotalRateLimiter(settings.taskTotalRate());
+        this.scanFloor = ScheduleKeys.lowerBound(Long.MIN_VALUE);
+        context.schedule(java.time.Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME,
+                this::release);
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        byte[] key = record.key();
+        if (key == null) {
+            reject(record, RejectReason.INVALID_KEY, 0, "record has no key; the leaky bucket is per record key");
+            return;
+        }
+        long cost;
+        try {
+            cost = CostHeader.read(record.headers());
+        } catch (CostHeader.InvalidCostException e) {
+            reject(record, RejectReason.INVALID_COST, 0, e.getMessage());
+            return;
+        }
+        long wallNow = context.currentSystemTimeMs();
+        long now = clock.peek(wallNow);
+        keyStates.setVirtualNow(now);
+        ShapingRule rule = rules.ruleFor(key);
+        long bytes = QueuedRecord.storedSize(key, record.value(), record.headers());
+        Arrival arrival = LeakyBucket.arrive(keyStates.get(key), rule, now, cost, bytes, total.canPass(now));
+        if (arrival instanceof Arrival.Pass pass) {
+            total.onPass(now, cost);
+            keyStates.put(key, pass.state());
+            Rejections.set(record.headers(), ShaperHeaders.QUEUED_MS, "0");
+            context.forward(record, settings.shapedChild());
+        } else if (arrival instanceof Arrival.Enqueue enqueue) {
+            keyStates.put(key, enqueue.state());
+            schedule.put(ScheduleKeys.of(enqueue.dueNanos(), key),
+                    new QueuedRecord(record.timestamp(), wallNow, cost, record.headers(), record.value()).encode());
+        } else if (arrival instanceof Arrival.Reject r) {
+            reject(record, r.reason(), r.retryAfterMs(), r.detail());
+        }
+    }
+
+    /** The punctuator: releases, in due order, every queued record that has fallen due, as the total cap allows. */
+    private void release(long wallNow) {
+        long before = clock.current();
+        long now = clock.advance(wallNow);
+        long step = now - before;
+        keyStates.setVirtualNow(now);
+        keyStates.saveVirtualTime(now);
+
+        ScheduleStore.Scan scan = schedule.scan(scanFloor, ScheduleKeys.lowerBound(now + 1),
+                entry -> total.tryRelease(now, step, QueuedRecord.costOf(entry.value)));
+        for (KeyValue<Bytes, byte[]> entry : scan.entries()) {
+            byte[] key = ScheduleKeys.recordKey(entry.key);
+            QueuedRecord queued = QueuedRecord.decode(entry.value);
+            schedule.delete(entry.key);
+            keyStates.put(key, keyStates.get(key).withReleased(queued.cost(),
+                    QueuedRecord.storedSize(key, queued.value(), queued.headers())));
+            Rejections.set(queued.headers(), ShaperHeaders.QUEUED_MS,
+                    Long.toString(Math.max(0, wallNow - queued.enqueuedWallMs())));
+            context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
+                    settings.shapedChild());
+        }
+        // Everything before the scan's end is gone. Arrivals from now on get dues >= now, so a scan that
+        // ran through may start at "now" next time; one the total cap cut short resumes where it stopped.
+        scanFloor = scan.stoppedAt() != null ? scan.stoppedAt() : ScheduleKeys.lowerBound(now);
+        keyStates.evictIdle(now, EVICTION_SCAN_PER_TICK);
+    }
+
+    private void reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs, String detail) {
+        context.forward(Rejections.reject(record, reason, retryAfterMs, detail, context.recordMetadata()),
+                settings.rejectedChild());
+    }
+}

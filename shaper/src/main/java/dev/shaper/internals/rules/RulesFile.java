@@ -1,0 +1,153 @@
+package dev.shaper.internals.rules;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.shaper.internals.shaping.ShapingRule;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Reads a rules file (YAML, or JSON, which is YAML too) into a {@link RuleBook}. Shape:
+ *
+ * <pre>
+ * rules:
+ *   - exact: "tenant-42"      # or prefix:, glob: ("*" and "?") or regex: (whole key)
+ *     rate: 10                # units per second; any field left out takes the shaper's default
+ *     max.queue: 500
+ *     max.delay.ms: 30000
+ * </pre>
+ *
+ * <p>Every mistake stops the start with a message that names the file, the rule and the field.
+ */
+public final class RulesFile {
+
+    /** One rule as written. Exactly one matcher field must be set. */
+    record RuleSpec(
+            @JsonProperty("exact") String exact,
+            @JsonProperty("prefix") String prefix,
+            @JsonProperty("glob") String glob,
+            @JsonProperty("regex") String regex,
+            @JsonProperty("rate") Double rate,
+            @JsonProperty("max.queue") Integer maxQueue,
+            @JsonProperty("max.delay.ms") Long maxDelayMs) {
+    }
+
+    /** The whole file. */
+    record FileSpec(@JsonProperty("rules") List<RuleSpec> rules) {
+    }
+
+    private static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory())
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
+
+    private RulesFile() {
+    }
+
+    /** Reads {@code file}; the defaults fill every field a rule leaves out. */
+    public static RuleBook load(Path file, ShapingRule defaults) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new RulesFileException(file + ": cannot be read (" + e + ")");
+        }
+        return parse(file.toString(), text, defaults);
+    }
+
+    static RuleBook parse(String source, String text, ShapingRule defaults) {
+        FileSpec spec;
+        try {
+            spec = text.isBlank() ? new FileSpec(List.of()) : MAPPER.readValue(text, FileSpec.class);
+        } catch (JsonMappingException e) {
+            throw new RulesFileException(source + ": " + describePath(e) + e.getOriginalMessage()
+                    + "; expected a list 'rules' of entries with one of exact, prefix, glob, regex and"
+                    + " optional rate, max.queue, max.delay.ms");
+        } catch (JacksonException e) {
+            throw new RulesFileException(source + ": not valid YAML or JSON: " + e.getOriginalMessage());
+        }
+        if (spec == null || spec.rules() == null) {
+            throw new RulesFileException(source + ": expected a top-level list 'rules'");
+        }
+        List<KeyRule> rules = new ArrayList<>();
+        for (int i = 0; i < spec.rules().size(); i++) {
+            rules.add(toRule(source + ": rules[" + i + "]", spec.rules().get(i), defaults));
+        }
+        return new RuleBook(defaults, rules);
+    }
+
+    private static KeyRule toRule(String where, RuleSpec spec, ShapingRule defaults) {
+        if (spec == null) {
+            throw new RulesFileException(where + ": empty entry; expected one of exact, prefix, glob, regex");
+        }
+        int matchers = count(spec.exact()) + count(spec.prefix()) + count(spec.glob()) + count(spec.regex());
+        if (matchers != 1) {
+            throw new RulesFileException(where + ": has " + matchers
+                    + " matchers; expected exactly one of exact, prefix, glob, regex");
+        }
+        KeyMatcher matcher;
+        if (spec.exact() != null) {
+            matcher = new KeyMatcher.Exact(spec.exact());
+        } else if (spec.prefix() != null) {
+            matcher = new KeyMatcher.Prefix(spec.prefix());
+        } else if (spec.glob() != null) {
+            matcher = KeyMatcher.Glob.of(spec.glob());
+        } else {
+            try {
+                matcher = new KeyMatcher.Regex(Pattern.compile(spec.regex()));
+            } catch (PatternSyntaxException e) {
+                throw new RulesFileException(where + ": regex \"" + spec.regex()
+                        + "\" is not a valid regular expression: " + e.getDescription());
+            }
+        }
+        double rate = spec.rate() != null ? spec.rate() : defaults.ratePerSecond();
+        if (!(rate > 0) || Double.isInfinite(rate)) {
+            throw new RulesFileException(where + ": rate is " + spec.rate()
+                    + "; expected a number of units per second > 0");
+        }
+        int maxQueue = spec.maxQueue() != null ? spec.maxQueue() : defaults.maxQueue();
+        if (maxQueue < 0) {
+            throw new RulesFileException(where + ": max.queue is " + maxQueue + "; expected a whole number >= 0");
+        }
+        long maxDelayMs = spec.maxDelayMs() != null ? spec.maxDelayMs() : defaults.maxDelayMs();
+        if (maxDelayMs < 0) {
+            throw new RulesFileException(where + ": max.delay.ms is " + maxDelayMs
+                    + "; expected a whole number of milliseconds >= 0");
+        }
+        return new KeyRule(matcher, new ShapingRule(rate, maxQueue, maxDelayMs));
+    }
+
+    private static int count(String s) {
+        return s == null ? 0 : 1;
+    }
+
+    private static String describePath(JsonMappingException e) {
+        StringBuilder path = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getFieldName() != null) {
+                path.append(path.length() == 0 ? "" : ".").append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                path.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return path.length() == 0 ? "" : path + ": ";
+    }
+
+    /** A rules file that cannot be used; the message says where and what is expected. */
+    public static final class RulesFileException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public RulesFileException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package dev.shaper.internals.shaping;
+
+/**
+ * What the shaper remembers about one key, in the task's virtual time (see {@link VirtualClock}).
+ *
+ * @param tatNanos      theoretical arrival time: the earliest virtual time the key's next record may leave
+ * @param queuedRecords records of this key waiting in the schedule store
+ * @param queuedUnits   their total cost
+ * @param queuedBytes   their total stored size
+ */
+public record KeyState(long tatNanos, int queuedRecords, long queuedUnits, long queuedBytes) {
+
+    /** The state of a key the shaper has never seen, or has forgotten. */
+    public static final KeyState ABSENT = new KeyState(Long.MIN_VALUE, 0, 0, 0);
+
+    /**
+     * True when this state can be forgotten without changing any future decision: nothing is queued
+     * and the key's next record could leave at once anyway.
+     */
+    public boolean isIdleAt(long nowNanos) {
+        return queuedRecords == 0 && tatNanos <= nowNanos;
+    }
+
+    KeyState withEnqueued(long newTat, long cost, long bytes) {
+        return new KeyState(newTat, queuedRecords + 1, queuedUnits + cost, queuedBytes + bytes);
+    }
+
+    /** The state after one queued record of this key left the schedule store. */
+    public KeyState withReleased(long cost, long bytes) {
+        return new KeyState(tatNanos, Math.max(0, queuedRecords - 1), Math.max(0, queuedUnits - cost),
+                Math.max(0, queuedBytes - bytes));
+    }
+}

@@ -1,0 +1,62 @@
+package dev.shaper.internals.shaping;
+
+import dev.shaper.RejectReason;
+
+/**
+ * The leaky bucket of one key as virtual scheduling (GCRA): every record gets the virtual time at which
+ * it may leave, and consecutive records of a key are spaced {@code cost / rate} apart.
+ *
+ * <p>Pure arithmetic on immutable values, with no Kafka in sight, so the algorithm is testable alone.
+ * Times are nanoseconds of the task's {@link VirtualClock}.
+ */
+public final class LeakyBucket {
+
+    /**
+     * The clock is read in whole milliseconds, so records that arrive in the same millisecond look
+     * simultaneous. A key may run this much ahead of its schedule, which lets a high rate pass
+     * {@code rate x 1 ms} records in one millisecond instead of queuing all but the first.
+     */
+    public static final long ARRIVAL_TOLERANCE_NANOS = 1_000_000L;
+
+    private LeakyBucket() {
+    }
+
+    /**
+     * Decides what happens to a record of {@code cost} units and {@code bytes} stored size that arrives
+     * at virtual time {@code nowNanos}.
+     *
+     * @param mayPassNow false when something other than this key (the total rate) holds the record back
+     */
+    public static Arrival arrive(KeyState state, ShapingRule rule, long nowNanos, long cost, long bytes,
+                                 boolean mayPassNow) {
+        long due = Math.max(state.tatNanos(), nowNanos);
+        long nextTat = saturatedAdd(due, rule.intervalNanos(cost));
+        if (state.queuedRecords() == 0 && mayPassNow && due - ARRIVAL_TOLERANCE_NANOS <= nowNanos) {
+            return new Arrival.Pass(new KeyState(nextTat, 0, 0, 0));
+        }
+        if (state.queuedRecords() >= rule.maxQueue()) {
+            long headDue = state.tatNanos() - rule.intervalNanos(state.queuedUnits());
+            return new Arrival.Reject(RejectReason.QUEUE_FULL, nanosToRetryMs(headDue - nowNanos),
+                    "queue of this key holds " + state.queuedRecords() + " records, the most allowed is "
+                            + rule.maxQueue());
+        }
+        long wait = due - nowNanos;
+        long maxDelayNanos = rule.maxDelayMs() * 1_000_000L;
+        if (wait > maxDelayNanos) {
+            return new Arrival.Reject(RejectReason.DELAY_EXCEEDED, nanosToRetryMs(wait - maxDelayNanos),
+                    "record would wait " + nanosToRetryMs(wait) + " ms, the most allowed is " + rule.maxDelayMs()
+                            + " ms");
+        }
+        return new Arrival.Enqueue(due, state.withEnqueued(nextTat, cost, bytes));
+    }
+
+    /** Whole milliseconds, rounded up, never below one: a retry sooner than the wait cannot succeed. */
+    static long nanosToRetryMs(long nanos) {
+        return Math.max(1, (nanos + 999_999) / 1_000_000);
+    }
+
+    static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+    }
+}

@@ -1,0 +1,190 @@
+package dev.shaper.internals.store;
+
+import dev.shaper.internals.shaping.KeyState;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The per-key {@link KeyState}s of a task and the task's virtual time, over a logged RocksDB store, with
+ * an in-memory layer in front.
+ *
+ * <p>The layer is what keeps traffic under the rate free of state I/O: a key's state is read from RocksDB
+ * once, then served and updated in memory; at commit only states that still matter are written, and a
+ * state that has become idle (nothing queued, next record may leave at once) is dropped instead, because
+ * forgetting it changes no decision. Idle states that did reach RocksDB are removed by
+ * {@link #evictIdle}, a bounded sweep, so that millions of distinct keys cannot grow the state without
+ * bound.
+ *
+ * <p>Store keys: {@code 0x01 + record key} for key states; the single key {@code 0x00} holds the virtual time.
+ */
+public final class KeyStateStore extends WriteBehindStore {
+
+    private static final byte KEY_STATE_PREFIX = 1;
+    private static final Bytes CLOCK_KEY = Bytes.wrap(new byte[] {0});
+
+    /** One key's state as the layer knows it. */
+    private static final class Slot {
+        KeyState state;
+        boolean dirty;
+        /** Whether the inner store holds an entry for this key (so dropping the state needs a delete). */
+        boolean inInner;
+
+        Slot(KeyState state, boolean inInner) {
+            this.state = state;
+            this.inInner = inInner;
+        }
+    }
+
+    private final int maxCleanSlots;
+    /** Access-ordered, so the least recently used clean slots are the first to go. */
+    private final LinkedHashMap<Bytes, Slot> slots = new LinkedHashMap<>(1024, 0.75f, true);
+    private int dirtySlots;
+    private long virtualNowNanos = Long.MIN_VALUE;
+    private Long pendingClock;
+    private Bytes evictionCursor;
+
+    public KeyStateStore(KeyValueStore<Bytes, byte[]> inner, int maxCleanSlots) {
+        super(inner);
+        this.maxCleanSlots = maxCleanSlots;
+    }
+
+    /** The state of {@code recordKey}; {@link KeyState#ABSENT} for a key with none. */
+    public KeyState get(byte[] recordKey) {
+        return slot(storeKey(recordKey)).state;
+    }
+
+    public void put(byte[] recordKey, KeyState state) {
+        Slot slot = slot(storeKey(recordKey));
+        slot.state = state;
+        if (!slot.dirty) {
+            slot.dirty = true;
+            dirtySlots++;
+            if (dirtySlots > maxCleanSlots) {
+                writeBuffer();
+            }
+        }
+    }
+
+    /** Tells the layer the task's virtual time, which decides which states are idle. */
+    public void setVirtualNow(long nanos) {
+        virtualNowNanos = nanos;
+    }
+
+    /** The persisted virtual time of this task, or null if it never ran. */
+    public Long loadVirtualTime() {
+        byte[] raw = inner.get(CLOCK_KEY);
+        return raw == null ? null : ByteBuffer.wrap(raw).getLong();
+    }
+
+    public void saveVirtualTime(long nanos) {
+        pendingClock = nanos;
+    }
+
+    /**
+     * Removes idle states from the inner store, looking at no more than {@code maxScanned} entries per call
+     * and resuming where the previous call stopped, so the cost per call is bounded whatever the key count.
+     *
+     * @return how many states were removed
+     */
+    public int evictIdle(long nowNanos, int maxScanned) {
+        List<Bytes> idle = new ArrayList<>();
+        Bytes last = null;
+        boolean exhausted;
+        try (KeyValueIterator<Bytes, byte[]> it = evictionCursor == null
+                ? inner.all() : inner.range(evictionCursor, null)) {
+            int scanned = 0;
+            while (it.hasNext() && scanned < maxScanned) {
+                KeyValue<Bytes, byte[]> entry = it.next();
+                scanned++;
+                last = entry.key;
+                if (entry.key.equals(CLOCK_KEY) || slots.containsKey(entry.key)) {
+                    continue; // the in-memory slot decides this key at the next commit
+                }
+                if (KeyStateCodec.decode(entry.value).isIdleAt(nowNanos)) {
+                    idle.add(entry.key);
+                }
+            }
+            exhausted = !it.hasNext();
+        }
+        for (Bytes key : idle) {
+            inner.delete(key);
+        }
+        evictionCursor = exhausted || last == null ? null : Bytes.increment(last);
+        return idle.size();
+    }
+
+    private Slot slot(Bytes key) {
+        Slot slot = slots.get(key);
+        if (slot == null) {
+            byte[] raw = inner.get(key);
+            slot = new Slot(raw == null ? KeyState.ABSENT : KeyStateCodec.decode(raw), raw != null);
+            slots.put(key, slot);
+            trimCleanSlots();
+        }
+        return slot;
+    }
+
+    private void trimCleanSlots() {
+        int excess = slots.size() - dirtySlots - maxCleanSlots;
+        Iterator<Slot> it = slots.values().iterator();
+        while (excess > 0 && it.hasNext()) {
+            if (!it.next().dirty) {
+                it.remove();
+                excess--;
+            }
+        }
+    }
+
+    @Override
+    protected void writeBuffer() {
+        if (pendingClock != null) {
+            inner.put(CLOCK_KEY, ByteBuffer.allocate(Long.BYTES).putLong(pendingClock).array());
+            pendingClock = null;
+        }
+        if (dirtySlots == 0) {
+            return;
+        }
+        for (Map.Entry<Bytes, Slot> e : slots.entrySet()) {
+            Slot slot = e.getValue();
+            if (!slot.dirty) {
+                continue;
+            }
+            slot.dirty = false;
+            if (slot.state.isIdleAt(virtualNowNanos)) {
+                if (slot.inInner) {
+                    inner.delete(e.getKey());
+                    slot.inInner = false;
+                }
+                slot.state = KeyState.ABSENT;
+            } else {
+                inner.put(e.getKey(), KeyStateCodec.encode(slot.state));
+                slot.inInner = true;
+            }
+        }
+        dirtySlots = 0;
+        trimCleanSlots();
+    }
+
+    @Override
+    protected void discardBuffer() {
+        slots.clear();
+        dirtySlots = 0;
+        pendingClock = null;
+        evictionCursor = null;
+    }
+
+    private static Bytes storeKey(byte[] recordKey) {
+        byte[] key = new byte[recordKey.length + 1];
+        key[0] = KEY_STATE_PREFIX;
+        System.arraycopy(recordKey, 0, key, 1, recordKey.length);
+        return Bytes.wrap(key);
+    }
+}

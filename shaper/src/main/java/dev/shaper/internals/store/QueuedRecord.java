@@ -1,0 +1,92 @@
+package dev.shaper.internals.store;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+/**
+ * A record waiting in the schedule store, with what the release needs: its original timestamp, value
+ * and headers (the key is part of the schedule key), when it was queued and its cost.
+ *
+ * <p>Binary layout, version 1: {@code version:1 timestamp:8 enqueuedWallMs:8 cost:8 headerCount:4
+ * (nameLength:4 name valueLength:4 value)* valueLength:4 value}; a length of -1 stands for null.
+ */
+public record QueuedRecord(long timestamp, long enqueuedWallMs, long cost, Headers headers, byte[] value) {
+
+    private static final byte VERSION = 1;
+
+    public byte[] encode() {
+        Header[] all = headers.toArray();
+        int size = 1 + 8 + 8 + 8 + 4 + 4 + length(value);
+        byte[][] names = new byte[all.length][];
+        for (int i = 0; i < all.length; i++) {
+            names[i] = all[i].key().getBytes(StandardCharsets.UTF_8);
+            size += 8 + names[i].length + length(all[i].value());
+        }
+        ByteBuffer buf = ByteBuffer.allocate(size)
+                .put(VERSION).putLong(timestamp).putLong(enqueuedWallMs).putLong(cost).putInt(all.length);
+        for (int i = 0; i < all.length; i++) {
+            buf.putInt(names[i].length).put(names[i]);
+            putNullable(buf, all[i].value());
+        }
+        putNullable(buf, value);
+        return buf.array();
+    }
+
+    /** The cost of an encoded record, read without decoding the rest. */
+    public static long costOf(byte[] encoded) {
+        return ByteBuffer.wrap(encoded).getLong(1 + 8 + 8);
+    }
+
+    public static QueuedRecord decode(byte[] bytes) {
+        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        byte version = buf.get();
+        if (version != VERSION) {
+            throw new IllegalStateException("unknown queued-record format version " + version);
+        }
+        long timestamp = buf.getLong();
+        long enqueuedWallMs = buf.getLong();
+        long cost = buf.getLong();
+        int count = buf.getInt();
+        RecordHeaders headers = new RecordHeaders();
+        for (int i = 0; i < count; i++) {
+            byte[] name = new byte[buf.getInt()];
+            buf.get(name);
+            headers.add(new String(name, StandardCharsets.UTF_8), getNullable(buf));
+        }
+        return new QueuedRecord(timestamp, enqueuedWallMs, cost, headers, getNullable(buf));
+    }
+
+    /** The bytes a record of this key, value and headers occupies once queued, for the queued-bytes gauge. */
+    public static long storedSize(byte[] key, byte[] value, Headers headers) {
+        long size = 8 + 1 + 8 + 8 + 8 + 4 + 4 + key.length + length(value);
+        for (Header h : headers) {
+            size += 8 + h.key().length() + length(h.value());
+        }
+        return size;
+    }
+
+    private static int length(byte[] b) {
+        return b == null ? 0 : b.length;
+    }
+
+    private static void putNullable(ByteBuffer buf, byte[] b) {
+        if (b == null) {
+            buf.putInt(-1);
+        } else {
+            buf.putInt(b.length).put(b);
+        }
+    }
+
+    private static byte[] getNullable(ByteBuffer buf) {
+        int len = buf.getInt();
+        if (len < 0) {
+            return null;
+        }
+        byte[] b = new byte[len];
+        buf.get(b);
+        return b;
+    }
+}

@@ -1,0 +1,123 @@
+package dev.shaper.internals.store;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The queued records of a task, in departure order (see {@link ScheduleKeys}), over a logged RocksDB store.
+ *
+ * <p>Every schedule key is new when it is written (dues of a key only grow), so a record that is queued
+ * and released within one commit interval is simply dropped from the buffer: no RocksDB write, no
+ * changelog record, no tombstone.
+ */
+public final class ScheduleStore extends WriteBehindStore {
+
+    /** Marks a buffered removal of an entry that the inner store holds. Compared by identity. */
+    private static final byte[] REMOVED = new byte[0];
+
+    private final int maxBuffered;
+    private final TreeMap<Bytes, byte[]> buffer = new TreeMap<>();
+
+    public ScheduleStore(KeyValueStore<Bytes, byte[]> inner, int maxBuffered) {
+        super(inner);
+        this.maxBuffered = maxBuffered;
+    }
+
+    public void put(Bytes scheduleKey, byte[] queuedRecord) {
+        buffer.put(scheduleKey, queuedRecord);
+        writeBufferIfFull();
+    }
+
+    public void delete(Bytes scheduleKey) {
+        byte[] buffered = buffer.get(scheduleKey);
+        if (buffered != null && buffered != REMOVED) {
+            buffer.remove(scheduleKey);
+        } else {
+            buffer.put(scheduleKey, REMOVED);
+            writeBufferIfFull();
+        }
+    }
+
+    /**
+     * What a {@link #scan} found.
+     *
+     * @param entries   the accepted entries, in key order
+     * @param stoppedAt the key of the entry that ended the scan, or null if the range was exhausted
+     */
+    public record Scan(List<KeyValue<Bytes, byte[]>> entries, Bytes stoppedAt) {
+    }
+
+    /**
+     * The entries from {@code from} to {@code to} (both inclusive) in key order, as long as {@code keepGoing}
+     * accepts them: the first entry it refuses ends the scan and is not returned.
+     */
+    public Scan scan(Bytes from, Bytes to, Predicate<KeyValue<Bytes, byte[]>> keepGoing) {
+        List<KeyValue<Bytes, byte[]>> out = new ArrayList<>();
+        Bytes stoppedAt = null;
+        NavigableMap<Bytes, byte[]> buffered = buffer.subMap(from, true, to, true);
+        Iterator<Map.Entry<Bytes, byte[]>> mem = buffered.entrySet().iterator();
+        try (KeyValueIterator<Bytes, byte[]> disk = inner.range(from, to)) {
+            Map.Entry<Bytes, byte[]> m = next(mem);
+            KeyValue<Bytes, byte[]> d = disk.hasNext() ? disk.next() : null;
+            while (m != null || d != null) {
+                KeyValue<Bytes, byte[]> candidate;
+                int cmp = m == null ? 1 : d == null ? -1 : m.getKey().compareTo(d.key);
+                if (cmp <= 0) {
+                    byte[] value = m.getValue();
+                    candidate = value == REMOVED ? null : KeyValue.pair(m.getKey(), value);
+                    m = next(mem);
+                    if (cmp == 0) {
+                        d = disk.hasNext() ? disk.next() : null;
+                    }
+                } else {
+                    candidate = d;
+                    d = disk.hasNext() ? disk.next() : null;
+                }
+                if (candidate != null) {
+                    if (!keepGoing.test(candidate)) {
+                        stoppedAt = candidate.key;
+                        break;
+                    }
+                    out.add(candidate);
+                }
+            }
+        }
+        return new Scan(out, stoppedAt);
+    }
+
+    private static Map.Entry<Bytes, byte[]> next(Iterator<Map.Entry<Bytes, byte[]>> it) {
+        return it.hasNext() ? it.next() : null;
+    }
+
+    private void writeBufferIfFull() {
+        if (buffer.size() > maxBuffered) {
+            writeBuffer();
+        }
+    }
+
+    @Override
+    protected void writeBuffer() {
+        for (Map.Entry<Bytes, byte[]> e : buffer.entrySet()) {
+            if (e.getValue() == REMOVED) {
+                inner.delete(e.getKey());
+            } else {
+                inner.put(e.getKey(), e.getValue());
+            }
+        }
+        buffer.clear();
+    }
+
+    @Override
+    protected void discardBuffer() {
+        buffer.clear();
+    }
+}
