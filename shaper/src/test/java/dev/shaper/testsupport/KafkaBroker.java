@@ -1,0 +1,91 @@
+package dev.shaper.testsupport;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.kafka.KafkaContainer;
+
+/**
+ * A real Kafka broker for integration tests: a Testcontainers {@code apache/kafka} container where a Docker
+ * engine answers, otherwise a single-node KRaft broker in this JVM (Kafka's own {@link KafkaClusterTestKit}).
+ * Either way the tests talk to it over the network through {@link #bootstrapServers()}, so none is skipped
+ * for lack of Docker. Set {@code -Dshaper.test.broker=embedded} to skip the Docker probe.
+ */
+public final class KafkaBroker implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
+    private static final String IMAGE = "apache/kafka:4.1.0";
+
+    private final AutoCloseable resource;
+    private final String bootstrapServers;
+
+    private KafkaBroker(AutoCloseable resource, String bootstrapServers) {
+        this.resource = resource;
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    public static KafkaBroker start() {
+        if (!"embedded".equals(System.getProperty("shaper.test.broker")) && dockerAvailable()) {
+            KafkaContainer container = new KafkaContainer(IMAGE);
+            container.start();
+            LOG.info("Kafka broker: container {} at {}", IMAGE, container.getBootstrapServers());
+            return new KafkaBroker(container, container.getBootstrapServers());
+        }
+        try {
+            KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                    .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build())
+                    .setConfigProp("offsets.topic.replication.factor", "1")
+                    .setConfigProp("transaction.state.log.replication.factor", "1")
+                    .setConfigProp("transaction.state.log.min.isr", "1")
+                    .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                    .setConfigProp("auto.create.topics.enable", "false")
+                    .build();
+            cluster.format();
+            cluster.startup();
+            cluster.waitForReadyBrokers();
+            LOG.info("Kafka broker: in-JVM KRaft at {}", cluster.bootstrapServers());
+            return new KafkaBroker(cluster, cluster.bootstrapServers());
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the in-JVM Kafka broker", e);
+        }
+    }
+
+    private static boolean dockerAvailable() {
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+    }
+
+    /** Creates topics with {@code partitions} partitions each, replication factor 1. */
+    public void createTopics(int partitions, String... names) {
+        try (Admin admin = admin()) {
+            admin.createTopics(java.util.Arrays.stream(names)
+                    .map(n -> new NewTopic(n, partitions, (short) 1)).toList()).all().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create topics " + List.of(names), e);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        resource.close();
+    }
+}
