@@ -24,12 +24,19 @@ public record ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs) {
         }
     }
 
-    /** The spacing, in nanoseconds, that {@code cost} units need at this rate; saturates instead of overflowing. */
+    /**
+     * The spacing, in nanoseconds, that {@code cost} units need at this rate; saturates instead of overflowing.
+     * Rounded to the nearest nanosecond: rounding up would make 3/s drift past whole-second ticks.
+     */
     public long intervalNanos(long cost) {
+        return intervalNanos(cost, ratePerSecond);
+    }
+
+    static long intervalNanos(long cost, double ratePerSecond) {
         double nanos = cost * 1e9 / ratePerSecond;
         if (nanos >= Long.MAX_VALUE / 4.0) {
             return Long.MAX_VALUE / 4;
         }
-        return Math.max(MIN_INTERVAL_NANOS, (long) Math.ceil(nanos));
+        return Math.max(MIN_INTERVAL_NANOS, Math.round(nanos));
     }
 }

@@ -50,6 +50,6 @@ public final class TotalRateLimiter {
     }
 
     private long interval(long cost) {
-        return Math.max(1, (long) Math.ceil(cost * 1e9 / ratePerSecond));
+        return ShapingRule.intervalNanos(cost, ratePerSecond);
     }
 }

@@ -105,10 +105,15 @@ public final class KeyStateStore extends WriteBehindStore {
                 KeyValue<Bytes, byte[]> entry = it.next();
                 scanned++;
                 last = entry.key;
-                if (entry.key.equals(CLOCK_KEY) || slots.containsKey(entry.key)) {
-                    continue; // the in-memory slot decides this key at the next commit
+                if (entry.key.equals(CLOCK_KEY)) {
+                    continue;
                 }
-                if (KeyStateCodec.decode(entry.value).isIdleAt(nowNanos)) {
+                Slot slot = slots.get(entry.key);
+                if (slot != null && slot.dirty) {
+                    continue; // the next commit writes or drops this state anyway
+                }
+                KeyState state = slot != null ? slot.state : KeyStateCodec.decode(entry.value);
+                if (state.isIdleAt(nowNanos)) {
                     idle.add(entry.key);
                 }
             }
@@ -116,9 +121,27 @@ public final class KeyStateStore extends WriteBehindStore {
         }
         for (Bytes key : idle) {
             inner.delete(key);
+            Slot slot = slots.get(key);
+            if (slot != null) {
+                slot.inInner = false;
+                slot.state = KeyState.ABSENT;
+            }
         }
         evictionCursor = exhausted || last == null ? null : Bytes.increment(last);
         return idle.size();
+    }
+
+    /** How many key states the inner store holds (a full scan: for tests and diagnostics, not the hot path). */
+    public long storedKeyCount() {
+        long count = 0;
+        try (KeyValueIterator<Bytes, byte[]> it = inner.all()) {
+            while (it.hasNext()) {
+                if (!it.next().key.equals(CLOCK_KEY)) {
+                    count++;
+                }
+            }
+        }
+        return count;
     }
 
     private Slot slot(Bytes key) {

@@ -1,0 +1,129 @@
+package dev.shaper.testsupport;
+
+import dev.shaper.ShaperConfig;
+import dev.shaper.ShaperHeaders;
+import dev.shaper.ShaperTopology;
+import dev.shaper.internals.rules.RuleBook;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+/**
+ * The shaper's topology in a {@link TopologyTestDriver}, with wall-clock time under the test's control and
+ * small helpers to pipe text records and read the shaped and rejected topics.
+ */
+public final class ShaperDriver implements AutoCloseable {
+
+    /** The wall-clock time every driver starts at, so that tests can state absolute times. */
+    public static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
+    private final TopologyTestDriver driver;
+    private final TestInputTopic<byte[], byte[]> input;
+    private final TestOutputTopic<byte[], byte[]> shaped;
+    private final TestOutputTopic<byte[], byte[]> rejected;
+    private final Path stateDir;
+
+    private ShaperDriver(Map<String, String> shaperSettings, RuleBook rules, int partitions) {
+        try {
+            stateDir = Files.createTempDirectory("shaper-driver");
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+        Map<String, String> settings = new HashMap<>(shaperSettings);
+        settings.put(StreamsConfig.APPLICATION_ID_CONFIG, "shaper-test");
+        settings.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        settings.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        ShaperConfig config = new ShaperConfig(settings);
+        RuleBook book = rules != null ? rules : new RuleBook(config.defaultShapingRule(), List.of());
+        Properties props = config.streamsProperties();
+        driver = new TopologyTestDriver(ShaperTopology.build(config, book, partitions), props, START);
+        input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
+        shaped = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer());
+        rejected = driver.createOutputTopic(config.rejectedTopic(), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer());
+    }
+
+    public static ShaperDriver start(Map<String, String> shaperSettings) {
+        return new ShaperDriver(shaperSettings, null, 1);
+    }
+
+    public static ShaperDriver start(Map<String, String> shaperSettings, RuleBook rules, int partitions) {
+        return new ShaperDriver(shaperSettings, rules, partitions);
+    }
+
+    /** Pipes a record with this text key and value at the current wall-clock time. */
+    public void send(String key, String value, Header... headers) {
+        send(key == null ? null : key.getBytes(StandardCharsets.UTF_8), value, headers);
+    }
+
+    public void send(byte[] key, String value, Header... headers) {
+        Headers h = new RecordHeaders(headers);
+        input.pipeInput(new TestRecord<>(key, value.getBytes(StandardCharsets.UTF_8), h, now()));
+    }
+
+    public Instant now() {
+        return START.plusMillis(elapsedMs);
+    }
+
+    private long elapsedMs;
+
+    /** Advances wall-clock time, firing every punctuation that falls due on the way. */
+    public void advance(Duration duration) {
+        driver.advanceWallClockTime(duration);
+        elapsedMs += duration.toMillis();
+    }
+
+    public List<TestRecord<byte[], byte[]>> readShaped() {
+        return shaped.readRecordsToList();
+    }
+
+    public List<TestRecord<byte[], byte[]>> readRejected() {
+        return rejected.readRecordsToList();
+    }
+
+    @SuppressWarnings("unchecked")
+    public <T> T store(String name) {
+        return (T) driver.getStateStore(name);
+    }
+
+    public static String text(byte[] bytes) {
+        return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    public static String header(TestRecord<byte[], byte[]> record, String name) {
+        Header h = record.headers().lastHeader(name);
+        return h == null ? null : text(h.value());
+    }
+
+    public static Header cost(String value) {
+        return new org.apache.kafka.common.header.internals.RecordHeader(ShaperHeaders.COST,
+                value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+        try (var paths = Files.walk(stateDir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException ignored) {
+            // a leftover temp dir is not worth failing a test for
+        }
+    }
+}
