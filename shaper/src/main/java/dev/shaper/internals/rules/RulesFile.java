@@ -2,6 +2,7 @@ package dev.shaper.internals.rules;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -68,7 +69,12 @@ public final class RulesFile {
         FileSpec spec;
         try {
             spec = text.isBlank() ? new FileSpec(List.of()) : MAPPER.readValue(text, FileSpec.class);
+        } catch (StreamReadException e) {
+            throw new RulesFileException(source + ": not valid YAML or JSON: " + e.getOriginalMessage());
         } catch (JsonMappingException e) {
+            if (e.getCause() instanceof StreamReadException syntax) {
+                throw new RulesFileException(source + ": not valid YAML or JSON: " + syntax.getOriginalMessage());
+            }
             throw new RulesFileException(source + ": " + describePath(e) + e.getOriginalMessage()
                     + "; expected a list 'rules' of entries with one of exact, prefix, glob, regex and"
                     + " optional rate, max.queue, max.delay.ms");

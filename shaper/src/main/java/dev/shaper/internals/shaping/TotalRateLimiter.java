@@ -24,7 +24,7 @@ public final class TotalRateLimiter {
 
     /** Whether an arriving record of {@code cost} may pass at once, as far as the total is concerned. */
     public boolean canPass(long nowNanos) {
-        return isUnlimited() || tatNanos - LeakyBucket.ARRIVAL_TOLERANCE_NANOS <= nowNanos;
+        return isUnlimited() || tatNanos <= nowNanos + LeakyBucket.ARRIVAL_TOLERANCE_NANOS;
     }
 
     /** Spends {@code cost} units for a record that passed at once. */

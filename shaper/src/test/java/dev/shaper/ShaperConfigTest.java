@@ -1,0 +1,91 @@
+package dev.shaper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.shaper.internals.config.SettingsLoader;
+import dev.shaper.internals.shaping.ShapingRule;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ShaperConfigTest {
+
+    @Test
+    void shouldUseTheDocumentedDefaultsAndExactlyOnce() {
+        ShaperConfig config = new ShaperConfig(Map.of("bootstrap.servers", "b:9092", "application.id", "a"));
+        assertThat(config.inputTopic()).isEqualTo("shaper-input");
+        assertThat(config.outputTopic()).isEqualTo("shaper-shaped");
+        assertThat(config.rejectedTopic()).isEqualTo("shaper-rejected");
+        assertThat(config.defaultShapingRule()).isEqualTo(new ShapingRule(100, 10_000, 60_000));
+        assertThat(config.totalRate()).isZero();
+        assertThat(config.tickMs()).isEqualTo(100);
+        assertThat(config.streamsProperties())
+                .containsEntry(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, "exactly_once_v2")
+                .containsEntry("bootstrap.servers", "b:9092")
+                .doesNotContainKey(ShaperConfig.SHAPING_RATE_CONFIG);
+    }
+
+    @Test
+    void shouldLetTheUserChooseAnotherGuarantee() {
+        ShaperConfig config = new ShaperConfig(Map.of("processing.guarantee", "at_least_once"));
+        assertThat(config.streamsProperties()).containsEntry("processing.guarantee", "at_least_once");
+    }
+
+    @Test
+    void shouldNameTheKeyTheValueAndTheExpectationOfABadValue() {
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_RATE_CONFIG, "0")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Invalid value 0.0 for configuration shaper.shaping.rate: expected a finite"
+                        + " number > 0");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_RATE_CONFIG, "fast")))
+                .hasMessageContaining("Invalid value fast for configuration shaper.shaping.rate");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_MAX_QUEUE_CONFIG, "-1")))
+                .hasMessageContaining("Invalid value -1 for configuration shaper.shaping.max.queue: Value must be"
+                        + " at least 0");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_TICK_MS_CONFIG, "0")))
+                .hasMessageContaining("shaper.shaping.tick.ms");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "-5")))
+                .hasMessageContaining("shaper.shaping.total.rate");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.INPUT_TOPIC_CONFIG, "")))
+                .hasMessageContaining("shaper.input.topic");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownShaperKeyInsteadOfIgnoringATypo() {
+        assertThatThrownBy(() -> new ShaperConfig(Map.of("shaper.shaping.rat", "5")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("shaper.shaping.rat")
+                .hasMessageContaining("no such shaper setting")
+                .hasMessageContaining("shaper.shaping.rate");
+    }
+
+    @Test
+    void shouldDocumentEveryKey() {
+        ShaperConfig.configDef().configKeys().values().forEach(key -> {
+            assertThat(key.name).startsWith(ShaperConfig.PREFIX);
+            assertThat(key.documentation).as(key.name).isNotBlank().doesNotContain("  ");
+        });
+    }
+
+    @Test
+    void shouldLetEnvironmentVariablesOverrideTheFile(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("shaper.properties");
+        Files.writeString(file, "bootstrap.servers=file:9092\nshaper.shaping.rate = 5\nshaper.shaping.tick.ms=50\n");
+        Map<String, String> settings = SettingsLoader.load(file, Map.of(
+                "SHAPER_SHAPING_RATE", "7.5",
+                "STREAMS_BOOTSTRAP_SERVERS", "env:9092",
+                "HOME", "/root"));
+        assertThat(settings).containsEntry("shaper.shaping.rate", "7.5")
+                .containsEntry("bootstrap.servers", "env:9092")
+                .containsEntry("shaper.shaping.tick.ms", "50")
+                .doesNotContainKey("home");
+        assertThat(SettingsLoader.toEnvironmentName("shaper.shaping.max.delay.ms"))
+                .isEqualTo("SHAPER_SHAPING_MAX_DELAY_MS");
+        assertThat(SettingsLoader.toEnvironmentName("bootstrap.servers")).isEqualTo("STREAMS_BOOTSTRAP_SERVERS");
+    }
+}

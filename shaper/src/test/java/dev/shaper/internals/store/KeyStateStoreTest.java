@@ -1,0 +1,96 @@
+package dev.shaper.internals.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shaper.internals.shaping.KeyState;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class KeyStateStoreTest {
+
+    private KeyValueStore<Bytes, byte[]> inner;
+    private KeyStateStore store;
+
+    @BeforeEach
+    void setUp() {
+        inner = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("keys"), Serdes.Bytes(),
+                Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
+        store = new KeyStateStore(inner, 3);
+        store.init(new MockProcessorContext<>().getStateStoreContext(), store);
+    }
+
+    private static byte[] k(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldNotWriteAStateThatIsIdleByTheCommit() {
+        store.setVirtualNow(100);
+        store.put(k("a"), new KeyState(150, 0, 0, 0));
+        store.setVirtualNow(200);
+        store.flushCache();
+        assertThat(inner.approximateNumEntries()).isZero();
+        assertThat(store.get(k("a"))).isEqualTo(KeyState.ABSENT);
+    }
+
+    @Test
+    void shouldWriteAStateThatStillMattersAndDeleteItOnceIdle() {
+        store.setVirtualNow(100);
+        KeyState queued = new KeyState(500, 1, 1, 10);
+        store.put(k("a"), queued);
+        store.flushCache();
+        assertThat(store.storedKeyCount()).isEqualTo(1);
+
+        store.put(k("a"), new KeyState(500, 0, 0, 0));
+        store.setVirtualNow(600);
+        store.flushCache();
+        assertThat(store.storedKeyCount()).isZero();
+    }
+
+    @Test
+    void shouldServeStatesFromMemoryAndReadBackWhatWasEvictedFromIt() {
+        store.setVirtualNow(0);
+        for (String key : new String[] {"a", "b", "c", "d", "e"}) {
+            store.put(k(key), new KeyState(1_000, 1, 1, 1));
+        }
+        store.flushCache(); // only 3 clean states stay in memory
+        for (String key : new String[] {"a", "b", "c", "d", "e"}) {
+            assertThat(store.get(k(key))).isEqualTo(new KeyState(1_000, 1, 1, 1));
+        }
+    }
+
+    @Test
+    void shouldSweepIdleStatesInBoundedSteps() {
+        store.setVirtualNow(0);
+        for (int i = 0; i < 10; i++) {
+            store.put(k("key-" + i), new KeyState(100 + i, 0, 0, 0));
+        }
+        store.put(k("busy"), new KeyState(100, 2, 2, 2));
+        store.flushCache();
+        store.clearCache(); // as after a restart: nothing in memory
+        assertThat(store.storedKeyCount()).isEqualTo(11);
+
+        // "busy" sorts first and stays; each call looks at four entries, resuming where the last stopped
+        assertThat(store.evictIdle(1_000, 4)).isEqualTo(3);
+        assertThat(store.evictIdle(1_000, 4)).isEqualTo(4);
+        assertThat(store.evictIdle(1_000, 4)).isEqualTo(3);
+        assertThat(store.storedKeyCount()).isEqualTo(1);
+        assertThat(store.get(k("busy")).queuedRecords()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldPersistTheVirtualTimeAtCommitOnly() {
+        assertThat(store.loadVirtualTime()).isNull();
+        store.saveVirtualTime(42);
+        assertThat(store.loadVirtualTime()).isNull();
+        store.flushCache();
+        assertThat(store.loadVirtualTime()).isEqualTo(42L);
+        assertThat(store.storedKeyCount()).isZero();
+    }
+}
