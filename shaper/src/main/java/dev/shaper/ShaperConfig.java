@@ -1,5 +1,6 @@
 package dev.shaper;
 
+import dev.shaper.internals.processor.OversizedRecordHandler;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.util.HashMap;
 import java.util.Map;
@@ -119,11 +120,17 @@ public final class ShaperConfig extends AbstractConfig {
         return new ConfigDef(CONFIG);
     }
 
-    /** The Kafka Streams settings: every key not under {@code shaper.}, with the shaper's defaults added. */
+    /**
+     * The Kafka Streams settings: every key not under {@code shaper.}, with the shaper's defaults added. The
+     * {@code shaper.} keys are included too, so that the shaper's exception handlers, which Kafka Streams
+     * configures from these properties, see them.
+     */
     public Properties streamsProperties() {
         Properties props = new Properties();
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, OversizedRecordHandler.class.getName());
         props.putAll(streamsSettings);
+        originals().forEach(props::put);
         return props;
     }
 

@@ -27,7 +27,8 @@ class ShaperConfigTest {
         assertThat(config.streamsProperties())
                 .containsEntry(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, "exactly_once_v2")
                 .containsEntry("bootstrap.servers", "b:9092")
-                .doesNotContainKey(ShaperConfig.SHAPING_RATE_CONFIG);
+                .containsEntry(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG,
+                        "dev.shaper.internals.processor.OversizedRecordHandler");
     }
 
     @Test
