@@ -129,6 +129,8 @@ public final class ShaperConfig extends AbstractConfig {
         Properties props = new Properties();
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, OversizedRecordHandler.class.getName());
+        // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
+        props.put("processing.exception.handler.global.enabled", "true");
         props.putAll(streamsSettings);
         originals().forEach(props::put);
         return props;
