@@ -9,15 +9,22 @@ public enum RejectReason {
     QUEUE_FULL,
     /** The record would wait longer than {@code shaper.shaping.max.delay.ms} in its key's queue. */
     DELAY_EXCEEDED,
+    /** The admission token bucket of the record's admission key has too few tokens. A retry may succeed later. */
+    RATE_LIMITED,
+    /** The record lacks the header {@code shaper.admission.key.header} names, or it is empty. Do not retry. */
+    INVALID_ADMISSION_KEY,
     /** The record has no key; the leaky bucket is per key, so it cannot be shaped. Do not retry. */
     INVALID_KEY,
-    /** The {@code shaper.cost} header is not a whole number between 1 and the maximum. Do not retry. */
+    /**
+     * The {@code shaper.cost} header is not a whole number between 1 and the maximum, or exceeds the admission
+     * burst of its key (no amount of waiting could admit it). Do not retry.
+     */
     INVALID_COST,
     /** Any other record the shaper cannot handle; the detail header says why. Do not retry. */
     INVALID_RECORD;
 
     /** True for rejections that waiting can cure; only these carry {@link ShaperHeaders#RETRY_AFTER_MS}. */
     public boolean isRetriable() {
-        return this == QUEUE_FULL || this == DELAY_EXCEEDED;
+        return this == QUEUE_FULL || this == DELAY_EXCEEDED || this == RATE_LIMITED;
     }
 }

@@ -1,5 +1,7 @@
 package dev.shaper;
 
+import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.internals.config.SettingsLoader;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
@@ -38,10 +40,12 @@ public final class ShaperApplication {
 
     private final ShaperConfig config;
     private final KafkaStreams streams;
+    private final AdmissionController admission;
 
-    private ShaperApplication(ShaperConfig config, KafkaStreams streams) {
+    private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission) {
         this.config = config;
         this.streams = streams;
+        this.admission = admission;
     }
 
     public static void main(String[] args) {
@@ -71,8 +75,23 @@ public final class ShaperApplication {
         new StreamsConfig(streamsProps); // fails early, naming the key, on a bad Kafka Streams setting
         RuleBook rules = loadRules(config);
         int partitions = inputPartitions(config, streamsProps);
-        KafkaStreams streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions), streamsProps);
-        return new ShaperApplication(config, streams);
+        AdmissionController admission = rules.hasAdmission() ? createAdmission(config) : null;
+        KafkaStreams streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions, admission),
+                streamsProps);
+        if (admission != null) {
+            admission.setLiveInstances(() -> streams.metadataForAllStreamsClients().size());
+        }
+        return new ShaperApplication(config, streams, admission);
+    }
+
+    /** The admission of this instance: on Redis when a URI is set, local buckets otherwise. */
+    static AdmissionController createAdmission(ShaperConfig config) {
+        String uri = config.redisUri();
+        Duration ping = config.redisPingInterval();
+        RedisTokenBuckets redis = uri == null ? null
+                : new RedisTokenBuckets(uri, config.redisTimeout(), ping.dividedBy(2));
+        return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
+                System::nanoTime);
     }
 
     /** Starts Kafka Streams, blocks until SIGTERM or a fatal error, and closes cleanly. */
@@ -93,7 +112,7 @@ public final class ShaperApplication {
         });
         Thread hook = new Thread(() -> {
             LOG.info("Stop requested; closing Kafka Streams (commits and flushes the queues' state)");
-            streams.close(CLOSE_TIMEOUT);
+            close();
             stopped.countDown();
         }, "shaper-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -105,20 +124,28 @@ public final class ShaperApplication {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        streams.close(CLOSE_TIMEOUT);
+        close();
         return exitCode[0];
+    }
+
+    /** Closes Kafka Streams (a clean close commits) and then the admission's Redis connections. */
+    public void close() {
+        streams.close(CLOSE_TIMEOUT);
+        if (admission != null) {
+            admission.close();
+        }
     }
 
     private static RuleBook loadRules(ShaperConfig config) {
         if (config.rulesFile().isBlank()) {
-            return new RuleBook(config.defaultShapingRule(), List.of());
+            return new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
         }
         Path file = Path.of(config.rulesFile());
         if (!Files.isReadable(file)) {
             throw new ConfigException(ShaperConfig.RULES_FILE_CONFIG, config.rulesFile(),
                     "expected the path of a readable YAML or JSON rules file");
         }
-        return RulesFile.load(file, config.defaultShapingRule());
+        return RulesFile.load(file, config.defaultShapingRule(), config.defaultAdmissionRule());
     }
 
     /** The input topic's partition count, and a clear error if any of the three topics is missing. */

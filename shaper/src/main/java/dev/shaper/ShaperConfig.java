@@ -1,7 +1,10 @@
 package dev.shaper;
 
+import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.processor.OversizedRecordHandler;
 import dev.shaper.internals.shaping.ShapingRule;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -87,6 +90,55 @@ public final class ShaperConfig extends AbstractConfig {
             + " front of RocksDB. Larger values save RocksDB reads for many active keys; each entry takes"
             + " roughly 150 bytes.";
 
+    /** Default admission rate. */
+    public static final String ADMISSION_RATE_CONFIG = "shaper.admission.rate";
+    public static final String ADMISSION_RATE_DOC = "Default rate, in tokens per second, of the admission token"
+            + " bucket of each admission key; a record takes as many tokens as its cost, and one that finds too"
+            + " few is rejected with reason RATE_LIMITED and the wait until enough exist. 0 means no default"
+            + " limit: with no admission.rate in the rules file either, the admission stage is off.";
+
+    /** Default admission burst. */
+    public static final String ADMISSION_BURST_CONFIG = "shaper.admission.burst";
+    public static final String ADMISSION_BURST_DOC = "Default capacity, in tokens, of each admission bucket: the"
+            + " most that can be admitted at once. 0 means one second of the rate, at least 1.";
+
+    /** Where the admission key comes from. */
+    public static final String ADMISSION_KEY_HEADER_CONFIG = "shaper.admission.key.header";
+    public static final String ADMISSION_KEY_HEADER_DOC = "Name of the header whose value is the admission key"
+            + " (a tenant or user id, say). Empty: the record key. A record without that header, or with an"
+            + " empty one, is rejected with reason INVALID_ADMISSION_KEY.";
+
+    /** Consistency mode of the shared counters. */
+    public static final String ADMISSION_MODE_CONFIG = "shaper.admission.mode";
+    public static final String ADMISSION_MODE_DOC = "strict: one Redis call per record, exact and shared with any"
+            + " service that runs the same script, but limited by Redis round trips. batched: each instance"
+            + " admits from a local mirror of each bucket and reconciles with Redis every"
+            + " shaper.admission.sync.ms in one pipelined round trip; N instances may together admit at most"
+            + " (N - 1) x (burst + rate x sync interval) tokens too many, which is charged back at the next sync.";
+
+    /** Sync interval of the batched mode. */
+    public static final String ADMISSION_SYNC_MS_CONFIG = "shaper.admission.sync.ms";
+    public static final String ADMISSION_SYNC_MS_DOC = "How often, in milliseconds, the batched mode reconciles"
+            + " its local buckets with Redis.";
+
+    /** Redis location. */
+    public static final String REDIS_URI_CONFIG = "shaper.redis.uri";
+    public static final String REDIS_URI_DOC = "Redis holding the shared admission counters:"
+            + " redis://[user:password@]host:port[/db], or rediss://... for TLS. Empty: admission uses local"
+            + " buckets only, each with the rate divided by the number of live shaper instances. The password"
+            + " never appears in logs.";
+
+    /** Redis timeout. */
+    public static final String REDIS_TIMEOUT_MS_CONFIG = "shaper.redis.timeout.ms";
+    public static final String REDIS_TIMEOUT_MS_DOC = "Longest wait, in milliseconds, for any Redis command. A"
+            + " Redis that errs or answers slower counts as down: admission switches to local buckets (rate"
+            + " divided by the live shaper instances) until Redis answers a ping again.";
+
+    /** Redis health-check interval. */
+    public static final String REDIS_PING_INTERVAL_MS_CONFIG = "shaper.redis.ping.interval.ms";
+    public static final String REDIS_PING_INTERVAL_MS_DOC = "While Redis is down, how often, in milliseconds, one"
+            + " background thread pings it; admission returns to Redis at the first answer.";
+
     private static final ConfigDef CONFIG = new ConfigDef()
             .define(INPUT_TOPIC_CONFIG, Type.STRING, "shaper-input", new ConfigDef.NonEmptyString(),
                     Importance.HIGH, INPUT_TOPIC_DOC)
@@ -106,7 +158,22 @@ public final class ShaperConfig extends AbstractConfig {
                     SHAPING_TICK_MS_DOC)
             .define(RULES_FILE_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_FILE_DOC)
             .define(STATE_CACHE_MAX_KEYS_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
-                    STATE_CACHE_MAX_KEYS_DOC);
+                    STATE_CACHE_MAX_KEYS_DOC)
+            .define(ADMISSION_RATE_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.HIGH,
+                    ADMISSION_RATE_DOC)
+            .define(ADMISSION_BURST_CONFIG, Type.DOUBLE, 0.0, new ZeroOrAtLeastOne(), Importance.MEDIUM,
+                    ADMISSION_BURST_DOC)
+            .define(ADMISSION_KEY_HEADER_CONFIG, Type.STRING, "", Importance.MEDIUM, ADMISSION_KEY_HEADER_DOC)
+            .define(ADMISSION_MODE_CONFIG, Type.STRING, "batched",
+                    ConfigDef.CaseInsensitiveValidString.in("strict", "batched"), Importance.HIGH,
+                    ADMISSION_MODE_DOC)
+            .define(ADMISSION_SYNC_MS_CONFIG, Type.LONG, 100L, Range.between(1, 60_000), Importance.MEDIUM,
+                    ADMISSION_SYNC_MS_DOC)
+            .define(REDIS_URI_CONFIG, Type.PASSWORD, "", new RedisUriValidator(), Importance.HIGH, REDIS_URI_DOC)
+            .define(REDIS_TIMEOUT_MS_CONFIG, Type.LONG, 50L, Range.between(1, 60_000), Importance.MEDIUM,
+                    REDIS_TIMEOUT_MS_DOC)
+            .define(REDIS_PING_INTERVAL_MS_CONFIG, Type.LONG, 1_000L, Range.between(10, 600_000), Importance.LOW,
+                    REDIS_PING_INTERVAL_MS_DOC);
 
     private final Map<String, Object> streamsSettings;
 
@@ -170,6 +237,44 @@ public final class ShaperConfig extends AbstractConfig {
         return getInt(STATE_CACHE_MAX_KEYS_CONFIG);
     }
 
+    /** The default admission bucket, or null when {@code shaper.admission.rate} is 0. */
+    public AdmissionRule defaultAdmissionRule() {
+        double rate = getDouble(ADMISSION_RATE_CONFIG);
+        if (rate <= 0) {
+            return null;
+        }
+        double burst = getDouble(ADMISSION_BURST_CONFIG);
+        return new AdmissionRule(rate, burst > 0 ? burst : AdmissionRule.defaultBurst(rate));
+    }
+
+    /** The header that holds the admission key, or null to use the record key. */
+    public String admissionKeyHeader() {
+        String header = getString(ADMISSION_KEY_HEADER_CONFIG);
+        return header.isBlank() ? null : header;
+    }
+
+    public AdmissionMode admissionMode() {
+        return AdmissionMode.valueOf(getString(ADMISSION_MODE_CONFIG).toUpperCase(java.util.Locale.ROOT));
+    }
+
+    public Duration admissionSyncInterval() {
+        return Duration.ofMillis(getLong(ADMISSION_SYNC_MS_CONFIG));
+    }
+
+    /** The Redis URI, or null for none. Keep it out of logs: it may hold a password. */
+    public String redisUri() {
+        String uri = getPassword(REDIS_URI_CONFIG).value();
+        return uri.isBlank() ? null : uri.trim();
+    }
+
+    public Duration redisTimeout() {
+        return Duration.ofMillis(getLong(REDIS_TIMEOUT_MS_CONFIG));
+    }
+
+    public Duration redisPingInterval() {
+        return Duration.ofMillis(getLong(REDIS_PING_INTERVAL_MS_CONFIG));
+    }
+
     private static Map<String, Object> shaperKeysOnly(Map<?, ?> settings) {
         Map<String, Object> shaper = new HashMap<>();
         TreeSet<String> unknown = new TreeSet<>();
@@ -200,6 +305,50 @@ public final class ShaperConfig extends AbstractConfig {
             }
         });
         return streams;
+    }
+
+    /** Accepts 0 (meaning "derive it") or a finite number of at least 1. */
+    static final class ZeroOrAtLeastOne implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (!(value instanceof Number n) || !(n.doubleValue() == 0 || n.doubleValue() >= 1)
+                    || Double.isInfinite(n.doubleValue())) {
+                throw new ConfigException(name, value, "expected 0 or a finite number >= 1");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "0 or [1, ...)";
+        }
+    }
+
+    /** Accepts an empty string or a redis:// or rediss:// URI; never echoes the value (it may hold a password). */
+    static final class RedisUriValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String uri = value instanceof org.apache.kafka.common.config.types.Password p ? p.value()
+                    : String.valueOf(value);
+            if (uri.isBlank()) {
+                return;
+            }
+            String trimmed = uri.trim();
+            if (!trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://")) {
+                throw new ConfigException(name, "[hidden]", "expected redis://[user:password@]host:port[/db] or"
+                        + " rediss://... (TLS), or empty for local admission only");
+            }
+            try {
+                io.lettuce.core.RedisURI.create(trimmed);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(name, "[hidden]", "not a valid Redis URI: " + e.getMessage()
+                        .replace(trimmed, "[hidden]"));
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "empty, redis://... or rediss://...";
+        }
     }
 
     /** Accepts finite numbers greater than zero. */

@@ -1,5 +1,7 @@
 package dev.shaper;
 
+import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.processor.AdmissionProcessor;
 import dev.shaper.internals.processor.ShapingProcessor;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.store.KeyStateStore;
@@ -14,16 +16,21 @@ import org.apache.kafka.streams.Topology;
  * Builds the shaper's topology:
  *
  * <pre>
- * input topic --> leaky bucket --+--> output topic    (passed at once, or released by the punctuator)
- *                  |    ^        +--> rejected topic  (queue full, delay too long, invalid input)
- *                  v    |
- *        schedule store + key-state store (RocksDB, changelogged)
+ * input topic --> [admission] --> leaky bucket --+--> output topic   (passed at once, or released by the punctuator)
+ *                     |             |    ^        +--> rejected topic (queue full, delay too long, invalid input)
+ *                     |             v    |
+ *                     |   schedule store + key-state store (RocksDB, changelogged)
+ *                     +--> rejected topic (rate limited)
  * </pre>
+ *
+ * The admission stage exists only when some key has an admission limit.
  */
 public final class ShaperTopology {
 
     /** Name of the source node. */
     public static final String SOURCE = "shaper-input";
+    /** Name of the admission processor (present only when some key has an admission limit). */
+    public static final String ADMISSION = "shaper-admission";
     /** Name of the leaky-bucket processor. */
     public static final String LEAKY_BUCKET = "shaper-leaky-bucket";
     /** Name of the sink to the output topic. */
@@ -41,13 +48,24 @@ public final class ShaperTopology {
     private ShaperTopology() {
     }
 
+    /** The topology without admission; {@code rules} must not set any admission limit. */
+    public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions) {
+        return build(config, rules, inputPartitions, null);
+    }
+
     /**
      * @param rules           the per-key rules (each task gets its own copy)
      * @param inputPartitions partitions of the input topic; the total rate is split evenly across them
+     * @param admission       the instance's admission, required when {@code rules.hasAdmission()}
      */
-    public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions) {
+    public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions,
+                                 AdmissionController admission) {
         if (inputPartitions < 1) {
             throw new IllegalArgumentException("inputPartitions must be >= 1, got " + inputPartitions);
+        }
+        boolean admitting = rules.hasAdmission();
+        if (admitting && admission == null) {
+            throw new IllegalArgumentException("the rules set admission limits, but no admission controller was given");
         }
         ShapingProcessor.Settings settings = new ShapingProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
                 SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.totalRate() / inputPartitions);
@@ -57,7 +75,15 @@ public final class ShaperTopology {
 
         Topology topology = new Topology();
         topology.addSource(SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
-        topology.addProcessor(LEAKY_BUCKET, () -> new ShapingProcessor(settings, rules.copy()), SOURCE);
+        String bucketParent = SOURCE;
+        if (admitting) {
+            AdmissionProcessor.Settings admissionSettings = new AdmissionProcessor.Settings(LEAKY_BUCKET,
+                    REJECTED_SINK, config.admissionKeyHeader());
+            topology.addProcessor(ADMISSION, () -> new AdmissionProcessor(admissionSettings, rules.copy(), admission),
+                    SOURCE);
+            bucketParent = ADMISSION;
+        }
+        topology.addProcessor(LEAKY_BUCKET, () -> new ShapingProcessor(settings, rules.copy()), bucketParent);
         topology.addStateStore(new WriteBehindStoreBuilder<>(SCHEDULE_STORE,
                 inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT)).withLoggingEnabled(changelog), LEAKY_BUCKET);
         topology.addStateStore(new WriteBehindStoreBuilder<>(KEY_STATE_STORE,
@@ -65,7 +91,7 @@ public final class ShaperTopology {
         topology.addSink(SHAPED_SINK, config.outputTopic(), new ByteArraySerializer(), new ByteArraySerializer(),
                 LEAKY_BUCKET);
         topology.addSink(REJECTED_SINK, config.rejectedTopic(), new ByteArraySerializer(),
-                new ByteArraySerializer(), LEAKY_BUCKET);
+                new ByteArraySerializer(), admitting ? new String[] {ADMISSION, LEAKY_BUCKET} : new String[] {LEAKY_BUCKET});
         return topology;
     }
 }

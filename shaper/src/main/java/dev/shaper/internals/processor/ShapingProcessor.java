@@ -65,18 +65,13 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        InputChecks.Outcome checked = InputChecks.check(record);
+        if (checked instanceof InputChecks.Outcome.Invalid invalid) {
+            reject(record, invalid.reason(), 0, invalid.detail());
+            return;
+        }
         byte[] key = record.key();
-        if (key == null) {
-            reject(record, RejectReason.INVALID_KEY, 0, "record has no key; the leaky bucket is per record key");
-            return;
-        }
-        long cost;
-        try {
-            cost = CostHeader.read(record.headers());
-        } catch (CostHeader.InvalidCostException e) {
-            reject(record, RejectReason.INVALID_COST, 0, e.getMessage());
-            return;
-        }
+        long cost = ((InputChecks.Outcome.Valid) checked).cost();
         long wallNow = context.currentSystemTimeMs();
         long now = clock.peek(wallNow);
         keyStates.setVirtualNow(now);

@@ -1,7 +1,15 @@
 package dev.shaper.internals.rules;
 
+import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.shaping.ShapingRule;
 
-/** One entry of the rules file: the keys it picks and the shaping they get. */
-public record KeyRule(KeyMatcher matcher, ShapingRule shaping) {
+/**
+ * One entry of the rules file: the keys it picks, the shaping they get, and their admission token bucket
+ * ({@code null}: the default admission, which may be none).
+ */
+public record KeyRule(KeyMatcher matcher, ShapingRule shaping, AdmissionRule admission) {
+
+    public KeyRule(KeyMatcher matcher, ShapingRule shaping) {
+        this(matcher, shaping, null);
+    }
 }

@@ -1,10 +1,12 @@
 package dev.shaper.internals.rules;
 
+import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Finds the rule of a key: the first rule of the rules file that matches, the defaults otherwise.
@@ -17,22 +19,59 @@ public final class RuleBook {
     private static final int MAX_REMEMBERED = 10_000;
 
     private final ShapingRule defaults;
+    private final AdmissionRule defaultAdmission;
     private final List<KeyRule> rules;
-    private final Map<String, ShapingRule> remembered = new LinkedHashMap<>(256, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, ShapingRule> eldest) {
-            return size() > MAX_REMEMBERED;
-        }
-    };
+    private final Map<String, ShapingRule> remembered = remembering();
+    private final Map<String, Optional<AdmissionRule>> rememberedAdmission = remembering();
 
     public RuleBook(ShapingRule defaults, List<KeyRule> rules) {
+        this(defaults, null, rules);
+    }
+
+    /** @param defaultAdmission the admission of keys no rule gives one; null for none */
+    public RuleBook(ShapingRule defaults, AdmissionRule defaultAdmission, List<KeyRule> rules) {
         this.defaults = defaults;
+        this.defaultAdmission = defaultAdmission;
         this.rules = List.copyOf(rules);
+    }
+
+    private static <V> Map<String, V> remembering() {
+        return new LinkedHashMap<>(256, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+                return size() > MAX_REMEMBERED;
+            }
+        };
     }
 
     /** A copy with its own memory of answers, for another task. */
     public RuleBook copy() {
-        return new RuleBook(defaults, rules);
+        return new RuleBook(defaults, defaultAdmission, rules);
+    }
+
+    /** True if any key can have an admission limit: the stage is needed. */
+    public boolean hasAdmission() {
+        return defaultAdmission != null || rules.stream().anyMatch(r -> r.admission() != null);
+    }
+
+    /** The admission bucket of {@code admissionKey}, or null if it is not limited. */
+    public AdmissionRule admissionFor(byte[] admissionKey) {
+        if (rules.isEmpty()) {
+            return defaultAdmission;
+        }
+        String key = new String(admissionKey, StandardCharsets.UTF_8);
+        Optional<AdmissionRule> known = rememberedAdmission.get(key);
+        if (known == null) {
+            known = Optional.ofNullable(defaultAdmission);
+            for (KeyRule rule : rules) {
+                if (rule.matcher().matches(key)) {
+                    known = Optional.ofNullable(rule.admission() != null ? rule.admission() : defaultAdmission);
+                    break;
+                }
+            }
+            rememberedAdmission.put(key, known);
+        }
+        return known.orElse(null);
     }
 
     public ShapingRule defaults() {

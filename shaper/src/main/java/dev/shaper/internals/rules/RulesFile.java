@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,6 +26,8 @@ import java.util.regex.PatternSyntaxException;
  *     rate: 10                # units per second; any field left out takes the shaper's default
  *     max.queue: 500
  *     max.delay.ms: 30000
+ *     admission.rate: 50      # the admission token bucket of this key (see shaper.admission.*)
+ *     admission.burst: 100
  * </pre>
  *
  * <p>Every mistake stops the start with a message that names the file, the rule and the field.
@@ -39,7 +42,9 @@ public final class RulesFile {
             @JsonProperty("regex") String regex,
             @JsonProperty("rate") Double rate,
             @JsonProperty("max.queue") Integer maxQueue,
-            @JsonProperty("max.delay.ms") Long maxDelayMs) {
+            @JsonProperty("max.delay.ms") Long maxDelayMs,
+            @JsonProperty("admission.rate") Double admissionRate,
+            @JsonProperty("admission.burst") Double admissionBurst) {
     }
 
     /** The whole file. */
@@ -56,16 +61,29 @@ public final class RulesFile {
 
     /** Reads {@code file}; the defaults fill every field a rule leaves out. */
     public static RuleBook load(Path file, ShapingRule defaults) {
+        return load(file, defaults, null);
+    }
+
+    /**
+     * Reads {@code file}; the defaults fill every field a rule leaves out.
+     *
+     * @param defaultAdmission the admission of keys whose rule sets none; null for no admission limit
+     */
+    public static RuleBook load(Path file, ShapingRule defaults, AdmissionRule defaultAdmission) {
         String text;
         try {
             text = Files.readString(file);
         } catch (IOException e) {
             throw new RulesFileException(file + ": cannot be read (" + e + ")");
         }
-        return parse(file.toString(), text, defaults);
+        return parse(file.toString(), text, defaults, defaultAdmission);
     }
 
     static RuleBook parse(String source, String text, ShapingRule defaults) {
+        return parse(source, text, defaults, null);
+    }
+
+    static RuleBook parse(String source, String text, ShapingRule defaults, AdmissionRule defaultAdmission) {
         FileSpec spec;
         try {
             spec = text.isBlank() ? new FileSpec(List.of()) : MAPPER.readValue(text, FileSpec.class);
@@ -77,7 +95,7 @@ public final class RulesFile {
             }
             throw new RulesFileException(source + ": " + describePath(e) + e.getOriginalMessage()
                     + "; expected a list 'rules' of entries with one of exact, prefix, glob, regex and"
-                    + " optional rate, max.queue, max.delay.ms");
+                    + " optional rate, max.queue, max.delay.ms, admission.rate, admission.burst");
         } catch (JacksonException e) {
             throw new RulesFileException(source + ": not valid YAML or JSON: " + e.getOriginalMessage());
         }
@@ -86,12 +104,12 @@ public final class RulesFile {
         }
         List<KeyRule> rules = new ArrayList<>();
         for (int i = 0; i < spec.rules().size(); i++) {
-            rules.add(toRule(source + ": rules[" + i + "]", spec.rules().get(i), defaults));
+            rules.add(toRule(source + ": rules[" + i + "]", spec.rules().get(i), defaults, defaultAdmission));
         }
-        return new RuleBook(defaults, rules);
+        return new RuleBook(defaults, defaultAdmission, rules);
     }
 
-    private static KeyRule toRule(String where, RuleSpec spec, ShapingRule defaults) {
+    private static KeyRule toRule(String where, RuleSpec spec, ShapingRule defaults, AdmissionRule defaultAdmission) {
         if (spec == null) {
             throw new RulesFileException(where + ": empty entry; expected one of exact, prefix, glob, regex");
         }
@@ -129,7 +147,32 @@ public final class RulesFile {
             throw new RulesFileException(where + ": max.delay.ms is " + maxDelayMs
                     + "; expected a whole number of milliseconds >= 0");
         }
-        return new KeyRule(matcher, new ShapingRule(rate, maxQueue, maxDelayMs));
+        return new KeyRule(matcher, new ShapingRule(rate, maxQueue, maxDelayMs),
+                toAdmission(where, spec, defaultAdmission));
+    }
+
+    /** The rule's own admission bucket, or null when it sets none (the default applies). */
+    private static AdmissionRule toAdmission(String where, RuleSpec spec, AdmissionRule defaultAdmission) {
+        if (spec.admissionRate() == null && spec.admissionBurst() == null) {
+            return null;
+        }
+        Double rate = spec.admissionRate() != null ? spec.admissionRate()
+                : defaultAdmission != null ? defaultAdmission.ratePerSecond() : null;
+        if (rate == null) {
+            throw new RulesFileException(where + ": admission.burst is set but there is no admission rate; set"
+                    + " admission.rate in this rule or shaper.admission.rate");
+        }
+        if (!(rate > 0) || Double.isInfinite(rate)) {
+            throw new RulesFileException(where + ": admission.rate is " + rate
+                    + "; expected a number of tokens per second > 0");
+        }
+        double burst = spec.admissionBurst() != null ? spec.admissionBurst()
+                : spec.admissionRate() == null && defaultAdmission != null ? defaultAdmission.burst()
+                : AdmissionRule.defaultBurst(rate);
+        if (!(burst >= 1) || Double.isInfinite(burst)) {
+            throw new RulesFileException(where + ": admission.burst is " + burst + "; expected a number of tokens >= 1");
+        }
+        return new AdmissionRule(rate, burst);
     }
 
     private static int count(String s) {

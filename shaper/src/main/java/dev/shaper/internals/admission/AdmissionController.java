@@ -1,0 +1,170 @@
+package dev.shaper.internals.admission;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Admission for one shaper instance, shared by all its stream threads: token buckets in Redis (strict or
+ * batched), and in-process buckets while Redis is down or when none is configured.
+ *
+ * <p>On a Redis error or timeout the controller switches to local buckets, whose rate and burst are the
+ * rule's divided by the number of live shaper instances, so that the global limit roughly holds through an
+ * outage. One background thread pings Redis every ping interval while it is down and switches back when it
+ * answers; the same thread runs the batched mode's sync. Each switch is logged once and counted.
+ */
+public final class AdmissionController implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AdmissionController.class);
+
+    /** Where decisions are made right now. */
+    public enum Backend { REDIS, LOCAL }
+
+    private final RedisTokenBuckets redis;
+    private final AdmissionMode mode;
+    private final LocalTokenBuckets local = new LocalTokenBuckets();
+    private final BatchedTokenBuckets batched = new BatchedTokenBuckets();
+    private final LongSupplier nanoTime;
+    private final Duration pingInterval;
+    private final Duration syncInterval;
+    private final AtomicBoolean onRedis = new AtomicBoolean();
+    private final AtomicLong switchesToLocal = new AtomicLong();
+    private final AtomicLong switchesToRedis = new AtomicLong();
+    private final ScheduledExecutorService background;
+    private volatile IntSupplier liveInstances = () -> 1;
+    /** Refreshed by the background thread: asking Kafka Streams per record would be far too costly. */
+    private volatile int cachedLiveInstances = 1;
+
+    /**
+     * @param redis the shared buckets, or null to admit from local buckets only
+     */
+    public AdmissionController(RedisTokenBuckets redis, AdmissionMode mode, Duration syncInterval,
+                               Duration pingInterval, LongSupplier nanoTime) {
+        this.redis = redis;
+        this.mode = mode;
+        this.syncInterval = syncInterval;
+        this.pingInterval = pingInterval;
+        this.nanoTime = nanoTime;
+        this.background = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "shaper-admission");
+            t.setDaemon(true);
+            return t;
+        });
+        if (redis != null) {
+            onRedis.set(redis.ping());
+            if (onRedis.get()) {
+                LOG.info("Admission: {} mode on Redis {}", mode.name().toLowerCase(java.util.Locale.ROOT),
+                        redis.description());
+            } else {
+                switchesToLocal.incrementAndGet();
+                LOG.warn("Admission: Redis {} does not answer; admitting from local buckets until it does",
+                        redis.description());
+            }
+            background.scheduleWithFixedDelay(this::monitor, pingInterval.toMillis(), pingInterval.toMillis(),
+                    TimeUnit.MILLISECONDS);
+            if (mode == AdmissionMode.BATCHED) {
+                background.scheduleWithFixedDelay(this::sync, syncInterval.toMillis(), syncInterval.toMillis(),
+                        TimeUnit.MILLISECONDS);
+            }
+        } else {
+            LOG.info("Admission: no Redis configured; admitting from local buckets");
+        }
+        background.scheduleWithFixedDelay(() -> local.evictFull(nanoTime.getAsLong()), 10, 10, TimeUnit.SECONDS);
+        background.scheduleWithFixedDelay(this::refreshLiveInstances, 0, pingInterval.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Tells the controller how many shaper instances are live; the local fallback divides by this. */
+    public void setLiveInstances(IntSupplier liveInstances) {
+        this.liveInstances = liveInstances;
+        refreshLiveInstances();
+    }
+
+    /** Takes {@code cost} tokens for {@code admissionKey} under {@code rule}, if the bucket allows it. */
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost) {
+        long now = nanoTime.getAsLong();
+        if (onRedis.get()) {
+            if (mode == AdmissionMode.BATCHED) {
+                return batched.tryTake(admissionKey, rule, cost, now);
+            }
+            try {
+                return redis.take(admissionKey, rule, cost);
+            } catch (RedisUnavailableException e) {
+                switchToLocal(e);
+            }
+        }
+        return local.tryTake(admissionKey, rule.share(liveInstances()), cost, now);
+    }
+
+    public Backend backend() {
+        return onRedis.get() ? Backend.REDIS : Backend.LOCAL;
+    }
+
+    public AdmissionMode mode() {
+        return mode;
+    }
+
+    public long switchesToLocal() {
+        return switchesToLocal.get();
+    }
+
+    public long switchesToRedis() {
+        return switchesToRedis.get();
+    }
+
+    /** The live shaper instances as last counted. */
+    public int liveInstances() {
+        return cachedLiveInstances;
+    }
+
+    private void refreshLiveInstances() {
+        try {
+            cachedLiveInstances = Math.max(1, liveInstances.getAsInt());
+        } catch (RuntimeException e) {
+            // Kafka Streams not running yet (or any more): keep the last count
+        }
+    }
+
+    private void switchToLocal(Exception cause) {
+        if (onRedis.compareAndSet(true, false)) {
+            switchesToLocal.incrementAndGet();
+            LOG.warn("Admission: Redis {} failed ({}); admitting from local buckets at 1/{} of each rate until it"
+                    + " answers again", redis.description(), cause.getMessage(), liveInstances());
+        }
+    }
+
+    private void monitor() {
+        if (!onRedis.get() && redis.ping() && onRedis.compareAndSet(false, true)) {
+            switchesToRedis.incrementAndGet();
+            LOG.info("Admission: Redis {} answers again; back on Redis", redis.description());
+        }
+    }
+
+    private void sync() {
+        if (!onRedis.get()) {
+            return;
+        }
+        try {
+            batched.sync(redis, nanoTime.getAsLong(), syncInterval.toNanos() * 100);
+        } catch (RedisUnavailableException e) {
+            switchToLocal(e);
+        } catch (RuntimeException e) {
+            LOG.error("Admission: batched sync failed unexpectedly", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        background.shutdownNow();
+        if (redis != null) {
+            redis.close();
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.shaper.internals.admission;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.common.utils.Bytes;
+
+/**
+ * The batched mode: each key is admitted from a local mirror of its shared bucket, and every sync interval
+ * the consumption of all touched keys is charged to Redis in one pipelined round trip; each mirror then
+ * takes the shared balance, which includes what other instances and services consumed meanwhile.
+ *
+ * <p>Worst case: between two syncs each of N instances may spend what its mirror holds (at most the burst B)
+ * plus what refills during the interval (rate r times the interval S, plus the sync's round trip), so the
+ * instances together admit at most {@code (N - 1) x (B + r x S)} tokens more than the bucket allows. The
+ * excess is charged at the next sync (the shared balance may go negative), so it is paid back and the
+ * long-run rate holds.
+ */
+final class BatchedTokenBuckets {
+
+    private static final class Mirror {
+        final byte[] key;
+        final TokenBucket bucket;
+        AdmissionRule rule;
+        /** Admitted here and not yet charged to Redis. */
+        double unsynced;
+        long lastUsedNanos;
+
+        Mirror(byte[] key, AdmissionRule rule, long nowNanos) {
+            this.key = key;
+            this.rule = rule;
+            this.bucket = new TokenBucket(rule.burst(), nowNanos);
+            this.lastUsedNanos = nowNanos;
+        }
+    }
+
+    private final ConcurrentHashMap<Bytes, Mirror> mirrors = new ConcurrentHashMap<>();
+
+    AdmissionDecision tryTake(byte[] key, AdmissionRule rule, double cost, long nowNanos) {
+        Mirror mirror = mirrors.computeIfAbsent(Bytes.wrap(key), k -> new Mirror(key, rule, nowNanos));
+        synchronized (mirror) {
+            mirror.rule = rule;
+            mirror.lastUsedNanos = nowNanos;
+            AdmissionDecision decision = mirror.bucket.tryTake(rule, cost, nowNanos);
+            if (decision.allowed()) {
+                mirror.unsynced += cost;
+            }
+            return decision;
+        }
+    }
+
+    /**
+     * Charges the unsynced consumption of every mirror that has some, and adopts the shared balances. Mirrors
+     * unused for {@code idleNanos} and with nothing to charge are forgotten. On failure the consumption stays
+     * pending, to be charged by a later sync.
+     *
+     * @return how many keys were synced
+     */
+    int sync(RedisTokenBuckets redis, long nowNanos, long idleNanos) throws RedisUnavailableException {
+        List<Mirror> touched = new ArrayList<>();
+        List<RedisTokenBuckets.Charge> charges = new ArrayList<>();
+        for (Map.Entry<Bytes, Mirror> e : mirrors.entrySet()) {
+            Mirror mirror = e.getValue();
+            synchronized (mirror) {
+                if (mirror.unsynced > 0) {
+                    charges.add(new RedisTokenBuckets.Charge(mirror.key, mirror.rule, mirror.unsynced));
+                    mirror.unsynced = 0;
+                    touched.add(mirror);
+                } else if (nowNanos - mirror.lastUsedNanos > idleNanos) {
+                    mirrors.remove(e.getKey(), mirror);
+                }
+            }
+        }
+        List<Double> balances;
+        try {
+            balances = redis.charge(charges);
+        } catch (RedisUnavailableException e) {
+            for (int i = 0; i < touched.size(); i++) {
+                Mirror mirror = touched.get(i);
+                synchronized (mirror) {
+                    mirror.unsynced += charges.get(i).consumed();
+                }
+            }
+            throw e;
+        }
+        for (int i = 0; i < touched.size(); i++) {
+            Mirror mirror = touched.get(i);
+            synchronized (mirror) {
+                // What was admitted here while the charge was on its way is not in the shared balance yet.
+                mirror.bucket.reset(balances.get(i) - mirror.unsynced, nowNanos);
+            }
+        }
+        return touched.size();
+    }
+
+    int size() {
+        return mirrors.size();
+    }
+}

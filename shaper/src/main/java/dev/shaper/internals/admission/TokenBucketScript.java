@@ -1,0 +1,100 @@
+package dev.shaper.internals.admission;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * The Redis token-bucket script ({@code dev/shaper/token-bucket.lua}; its header states the KEYS/ARGV
+ * contract) and the shaper's side of that contract: bucket names and argument encoding.
+ */
+public final class TokenBucketScript {
+
+    /** Prefix of the shaper's bucket names; the admission key follows in a {hash tag}. */
+    public static final String KEY_PREFIX = "shaper:tb:";
+
+    /** The script's source. */
+    public static final String SOURCE = load();
+
+    /** SHA-1 of {@link #SOURCE}, as EVALSHA wants it. */
+    public static final String SHA = sha1(SOURCE);
+
+    /** What to do with the cost. */
+    public enum Mode {
+        /** Take the tokens only if enough exist. */
+        TAKE,
+        /** Take the tokens whatever the balance (it may go negative). */
+        CHARGE;
+
+        byte[] arg() {
+            return name().toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
+    /** The script's answer. */
+    public record Result(boolean allowed, double tokensLeft, long waitMicros) {
+
+        public AdmissionDecision toDecision() {
+            return allowed ? AdmissionDecision.allowed(tokensLeft)
+                    : AdmissionDecision.refused(tokensLeft, waitMicros / 1e6);
+        }
+    }
+
+    private TokenBucketScript() {
+    }
+
+    /** {@code shaper:tb:{<key>}}: one Cluster slot per bucket. */
+    public static byte[] bucketName(byte[] admissionKey) {
+        byte[] prefix = (KEY_PREFIX + "{").getBytes(StandardCharsets.UTF_8);
+        byte[] name = new byte[prefix.length + admissionKey.length + 1];
+        System.arraycopy(prefix, 0, name, 0, prefix.length);
+        System.arraycopy(admissionKey, 0, name, prefix.length, admissionKey.length);
+        name[name.length - 1] = '}';
+        return name;
+    }
+
+    static byte[][] args(AdmissionRule rule, double cost, Mode mode) {
+        return new byte[][] {number(rule.ratePerSecond()), number(rule.burst()), number(cost), mode.arg()};
+    }
+
+    /** Parses the script's reply: {@code [allowed, "tokens", waitMicros]}. */
+    static Result parse(List<Object> reply) {
+        if (reply == null || reply.size() != 3) {
+            throw new IllegalStateException("unexpected token-bucket reply " + reply);
+        }
+        boolean allowed = ((Number) reply.get(0)).longValue() == 1;
+        Object tokens = reply.get(1);
+        String text = tokens instanceof byte[] b ? new String(b, StandardCharsets.US_ASCII) : String.valueOf(tokens);
+        return new Result(allowed, Double.parseDouble(text), ((Number) reply.get(2)).longValue());
+    }
+
+    private static byte[] number(double value) {
+        String text = value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value)
+                : Double.toString(value);
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static String load() {
+        try (InputStream in = TokenBucketScript.class.getResourceAsStream("/dev/shaper/token-bucket.lua")) {
+            if (in == null) {
+                throw new IllegalStateException("token-bucket.lua is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read token-bucket.lua", e);
+        }
+    }
+
+    private static String sha1(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

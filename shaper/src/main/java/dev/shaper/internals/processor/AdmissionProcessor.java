@@ -1,0 +1,85 @@
+package dev.shaper.internals.processor;
+
+import dev.shaper.RejectReason;
+import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.AdmissionDecision;
+import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.rules.RuleBook;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * The admission stage in front of the leaky bucket: a record whose admission key's token bucket has too
+ * few tokens is rejected with {@link RejectReason#RATE_LIMITED} and the wait until enough exist; every other
+ * record goes on to its leaky bucket.
+ */
+public final class AdmissionProcessor implements Processor<byte[], byte[], byte[], byte[]> {
+
+    /**
+     * @param keyHeader the header holding the admission key, or null for the record key
+     */
+    public record Settings(String nextChild, String rejectedChild, String keyHeader) {
+    }
+
+    private final Settings settings;
+    private final RuleBook rules;
+    private final AdmissionController admission;
+    private ProcessorContext<byte[], byte[]> context;
+
+    public AdmissionProcessor(Settings settings, RuleBook rules, AdmissionController admission) {
+        this.settings = settings;
+        this.rules = rules;
+        this.admission = admission;
+    }
+
+    @Override
+    public void init(ProcessorContext<byte[], byte[]> context) {
+        this.context = context;
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        InputChecks.Outcome checked = InputChecks.check(record);
+        if (checked instanceof InputChecks.Outcome.Invalid invalid) {
+            reject(record, invalid.reason(), 0, invalid.detail());
+            return;
+        }
+        long cost = ((InputChecks.Outcome.Valid) checked).cost();
+        byte[] admissionKey = record.key();
+        if (settings.keyHeader() != null) {
+            Header header = record.headers().lastHeader(settings.keyHeader());
+            if (header == null || header.value() == null || header.value().length == 0) {
+                reject(record, RejectReason.INVALID_ADMISSION_KEY, 0, "record " + (header == null
+                        ? "has no header " : "has an empty header ") + settings.keyHeader()
+                        + ", which holds the admission key (shaper.admission.key.header)");
+                return;
+            }
+            admissionKey = header.value();
+        }
+        AdmissionRule rule = rules.admissionFor(admissionKey);
+        if (rule == null) {
+            context.forward(record, settings.nextChild());
+            return;
+        }
+        if (cost > rule.burst()) {
+            reject(record, RejectReason.INVALID_COST, 0, "cost " + cost + " exceeds the admission burst "
+                    + rule.burst() + " of this admission key, so no wait could admit it");
+            return;
+        }
+        AdmissionDecision decision = admission.admit(admissionKey, rule, cost);
+        if (decision.allowed()) {
+            context.forward(record, settings.nextChild());
+        } else {
+            reject(record, RejectReason.RATE_LIMITED, decision.retryAfterMs(), String.format(java.util.Locale.ROOT,
+                    "admission bucket (%s tokens/s, burst %s) holds %.2f tokens, the record costs %d",
+                    rule.ratePerSecond(), rule.burst(), decision.tokensLeft(), cost));
+        }
+    }
+
+    private void reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs, String detail) {
+        context.forward(Rejections.reject(record, reason, retryAfterMs, detail, context.recordMetadata()),
+                settings.rejectedChild());
+    }
+}

@@ -1,0 +1,32 @@
+package dev.shaper.internals.processor;
+
+import dev.shaper.RejectReason;
+import org.apache.kafka.streams.processor.api.Record;
+
+/** The checks every record passes before a bucket sees it: a key, and a usable cost. */
+final class InputChecks {
+
+    /** The result of the checks. */
+    sealed interface Outcome {
+        /** The record can be handled; it costs {@code cost} units. */
+        record Valid(long cost) implements Outcome {}
+
+        /** The record cannot be handled. */
+        record Invalid(RejectReason reason, String detail) implements Outcome {}
+    }
+
+    private InputChecks() {
+    }
+
+    static Outcome check(Record<byte[], byte[]> record) {
+        if (record.key() == null) {
+            return new Outcome.Invalid(RejectReason.INVALID_KEY,
+                    "record has no key; the leaky bucket is per record key");
+        }
+        try {
+            return new Outcome.Valid(CostHeader.read(record.headers()));
+        } catch (CostHeader.InvalidCostException e) {
+            return new Outcome.Invalid(RejectReason.INVALID_COST, e.getMessage());
+        }
+    }
+}
