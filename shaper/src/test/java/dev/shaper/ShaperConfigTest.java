@@ -57,6 +57,26 @@ class ShaperConfigTest {
     }
 
     @Test
+    void shouldValidateTheAdmissionSettingsWithoutEchoingARedisPassword() {
+        ShaperConfig config = new ShaperConfig(Map.of(ShaperConfig.ADMISSION_RATE_CONFIG, "20",
+                ShaperConfig.ADMISSION_MODE_CONFIG, "STRICT",
+                ShaperConfig.REDIS_URI_CONFIG, "redis://app:s3cret@redis.internal:6380/2"));
+        assertThat(config.defaultAdmissionRule()).isEqualTo(new dev.shaper.internals.admission.AdmissionRule(20, 20));
+        assertThat(config.admissionMode()).isEqualTo(dev.shaper.internals.admission.AdmissionMode.STRICT);
+        assertThat(config.redisUri()).isEqualTo("redis://app:s3cret@redis.internal:6380/2");
+        assertThat(config.toString()).doesNotContain("s3cret");
+        assertThat(new ShaperConfig(Map.of()).defaultAdmissionRule()).isNull();
+
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.ADMISSION_MODE_CONFIG, "eventual")))
+                .hasMessageContaining("shaper.admission.mode").hasMessageContaining("STRICT, BATCHED");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.ADMISSION_BURST_CONFIG, "0.5")))
+                .hasMessageContaining("shaper.admission.burst: expected 0 or a finite number >= 1");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.REDIS_URI_CONFIG, "http://u:s3cret@h:1")))
+                .hasMessageContaining("shaper.redis.uri").hasMessageContaining("redis://")
+                .hasMessageNotContaining("s3cret");
+    }
+
+    @Test
     void shouldRefuseAnUnknownShaperKeyInsteadOfIgnoringATypo() {
         assertThatThrownBy(() -> new ShaperConfig(Map.of("shaper.shaping.rat", "5")))
                 .isInstanceOf(ConfigException.class)

@@ -3,6 +3,7 @@ package dev.shaper.testsupport;
 import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.ShaperTopology;
+import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.rules.RuleBook;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,7 +40,8 @@ public final class ShaperDriver implements AutoCloseable {
     private final TestOutputTopic<byte[], byte[]> rejected;
     private final Path stateDir;
 
-    private ShaperDriver(Map<String, String> shaperSettings, RuleBook rules, int partitions) {
+    private ShaperDriver(Map<String, String> shaperSettings, RuleBook rules, int partitions,
+                         AdmissionController admission) {
         try {
             stateDir = Files.createTempDirectory("shaper-driver");
         } catch (java.io.IOException e) {
@@ -50,9 +52,10 @@ public final class ShaperDriver implements AutoCloseable {
         settings.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         settings.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         ShaperConfig config = new ShaperConfig(settings);
-        RuleBook book = rules != null ? rules : new RuleBook(config.defaultShapingRule(), List.of());
+        RuleBook book = rules != null ? rules
+                : new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
         Properties props = config.streamsProperties();
-        driver = new TopologyTestDriver(ShaperTopology.build(config, book, partitions), props, START);
+        driver = new TopologyTestDriver(ShaperTopology.build(config, book, partitions, admission), props, START);
         input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
         shaped = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer());
@@ -61,11 +64,17 @@ public final class ShaperDriver implements AutoCloseable {
     }
 
     public static ShaperDriver start(Map<String, String> shaperSettings) {
-        return new ShaperDriver(shaperSettings, null, 1);
+        return new ShaperDriver(shaperSettings, null, 1, null);
     }
 
     public static ShaperDriver start(Map<String, String> shaperSettings, RuleBook rules, int partitions) {
-        return new ShaperDriver(shaperSettings, rules, partitions);
+        return new ShaperDriver(shaperSettings, rules, partitions, null);
+    }
+
+    /** With an admission stage; {@code rules} null means the settings' defaults. */
+    public static ShaperDriver start(Map<String, String> shaperSettings, RuleBook rules,
+                                     AdmissionController admission) {
+        return new ShaperDriver(shaperSettings, rules, 1, admission);
     }
 
     /** Pipes a record with this text key and value at the current wall-clock time. */

@@ -3,6 +3,7 @@ package dev.shaper.internals.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.shaping.ShapingRule;
 import org.junit.jupiter.api.Test;
 
@@ -81,6 +82,40 @@ class RulesFileTest {
                 .hasMessageContaining("r.yaml: not valid YAML or JSON");
         assertThatThrownBy(() -> RulesFile.parse("r.yaml", "version: 2\n", DEFAULTS))
                 .hasMessageContaining("r.yaml");
+    }
+
+    @Test
+    void shouldReadAdmissionBucketsPerRuleWithTheirDefaults() {
+        AdmissionRule defaultAdmission = new AdmissionRule(50, 80);
+        RuleBook book = RulesFile.parse("r.yaml", """
+                rules:
+                  - exact: "a"
+                    admission.rate: 5
+                  - exact: "b"
+                    admission.rate: 5
+                    admission.burst: 20
+                  - exact: "c"
+                    admission.burst: 200
+                  - exact: "d"
+                    rate: 1
+                """, DEFAULTS, defaultAdmission);
+        assertThat(book.hasAdmission()).isTrue();
+        assertThat(book.admissionFor("a".getBytes())).isEqualTo(new AdmissionRule(5, 5));
+        assertThat(book.admissionFor("b".getBytes())).isEqualTo(new AdmissionRule(5, 20));
+        assertThat(book.admissionFor("c".getBytes())).isEqualTo(new AdmissionRule(50, 200));
+        assertThat(book.admissionFor("d".getBytes())).isEqualTo(defaultAdmission);
+        assertThat(book.admissionFor("zzz".getBytes())).isEqualTo(defaultAdmission);
+    }
+
+    @Test
+    void shouldRefuseAnAdmissionBurstWithoutAnyAdmissionRate() {
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n  - exact: a\n    admission.burst: 5\n",
+                DEFAULTS, null)).hasMessageContaining("rules[0]: admission.burst is set but there is no admission rate");
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n  - exact: a\n    admission.rate: 0\n",
+                DEFAULTS, null)).hasMessageContaining("rules[0]: admission.rate is 0.0");
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml",
+                "rules:\n  - exact: a\n    admission.rate: 1\n    admission.burst: 0.5\n", DEFAULTS, null))
+                .hasMessageContaining("rules[0]: admission.burst is 0.5; expected a number of tokens >= 1");
     }
 
     @Test

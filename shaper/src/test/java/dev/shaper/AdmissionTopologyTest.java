@@ -1,0 +1,193 @@
+package dev.shaper;
+
+import static dev.shaper.testsupport.ShaperDriver.cost;
+import static dev.shaper.testsupport.ShaperDriver.header;
+import static dev.shaper.testsupport.ShaperDriver.text;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.rules.KeyMatcher;
+import dev.shaper.internals.rules.KeyRule;
+import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.shaping.ShapingRule;
+import dev.shaper.testsupport.ShaperDriver;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The admission stage in the topology, with local token buckets (no Redis configured) on a clock the test
+ * advances. Shaping is set so fast that every admitted record leaves at once.
+ */
+class AdmissionTopologyTest {
+
+    private static final long MS = 1_000_000L;
+
+    private final AtomicLong nanos = new AtomicLong(1_000_000 * MS);
+    private final AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT,
+            Duration.ofMillis(100), Duration.ofSeconds(1), nanos::get);
+
+    @AfterEach
+    void closeAdmission() {
+        admission.close();
+    }
+
+    private static Map<String, String> settings(String... pairs) {
+        Map<String, String> s = new HashMap<>(Map.of(ShaperConfig.SHAPING_RATE_CONFIG, "1000000"));
+        for (int i = 0; i < pairs.length; i += 2) {
+            s.put(pairs[i], pairs[i + 1]);
+        }
+        return s;
+    }
+
+    private static List<String> values(List<TestRecord<byte[], byte[]>> records) {
+        return records.stream().map(r -> text(r.value())).toList();
+    }
+
+    private static RecordHeader tenant(String value) {
+        return new RecordHeader("tenant", value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldRejectRecordsOverTheLimitWithRateLimitedAndTheTimeUntilEnoughTokens() {
+        try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "2",
+                ShaperConfig.ADMISSION_BURST_CONFIG, "2"), null, admission)) {
+            // Given: a bucket of 2 tokens refilled at 2/s
+            // When: three records arrive at once
+            shaper.send("k", "a");
+            shaper.send("k", "b");
+            shaper.send("k", "c");
+            // Then: two are admitted, the third waits half a second for a token
+            assertThat(values(shaper.readShaped())).containsExactly("a", "b");
+            List<TestRecord<byte[], byte[]>> rejected = shaper.readRejected();
+            assertThat(values(rejected)).containsExactly("c");
+            assertThat(header(rejected.get(0), ShaperHeaders.REASON)).isEqualTo("RATE_LIMITED");
+            assertThat(header(rejected.get(0), ShaperHeaders.RETRY_AFTER_MS)).isEqualTo("500");
+            assertThat(header(rejected.get(0), ShaperHeaders.DETAIL)).contains("costs 1");
+
+            // And: after that wait it is admitted
+            nanos.addAndGet(500 * MS);
+            shaper.send("k", "c-retry");
+            assertThat(values(shaper.readShaped())).containsExactly("c-retry");
+        }
+    }
+
+    @Test
+    void shouldTakeTheCostInTokensAndRefuseACostNoWaitCouldAdmit() {
+        try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "10",
+                ShaperConfig.ADMISSION_BURST_CONFIG, "5"), null, admission)) {
+            shaper.send("k", "three", cost("3"));
+            shaper.send("k", "three-again", cost("3"));
+            shaper.send("k", "six", cost("6"));
+            assertThat(values(shaper.readShaped())).containsExactly("three");
+            List<TestRecord<byte[], byte[]>> rejected = shaper.readRejected();
+            assertThat(values(rejected)).containsExactly("three-again", "six");
+            // 2 tokens left, 3 needed at 10/s: 100 ms
+            assertThat(header(rejected.get(0), ShaperHeaders.REASON)).isEqualTo("RATE_LIMITED");
+            assertThat(header(rejected.get(0), ShaperHeaders.RETRY_AFTER_MS)).isEqualTo("100");
+            assertThat(header(rejected.get(1), ShaperHeaders.REASON)).isEqualTo("INVALID_COST");
+            assertThat(header(rejected.get(1), ShaperHeaders.RETRY_AFTER_MS)).isNull();
+            assertThat(header(rejected.get(1), ShaperHeaders.DETAIL)).contains("exceeds the admission burst");
+        }
+    }
+
+    @Test
+    void shouldShareOneBucketAmongRecordKeysWhenTheAdmissionKeyIsAHeader() {
+        try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "1",
+                ShaperConfig.ADMISSION_BURST_CONFIG, "2", ShaperConfig.ADMISSION_KEY_HEADER_CONFIG, "tenant"),
+                null, admission)) {
+            shaper.send("order-1", "a", tenant("acme"));
+            shaper.send("order-2", "b", tenant("acme"));
+            shaper.send("order-3", "c", tenant("acme"));
+            shaper.send("order-4", "d", tenant("globex"));
+            assertThat(values(shaper.readShaped())).containsExactly("a", "b", "d");
+            assertThat(values(shaper.readRejected())).containsExactly("c");
+        }
+    }
+
+    @Test
+    void shouldRejectARecordWithoutOrWithAnEmptyAdmissionHeader() {
+        try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "100",
+                ShaperConfig.ADMISSION_KEY_HEADER_CONFIG, "tenant"), null, admission)) {
+            shaper.send("k", "missing");
+            shaper.send("k", "empty", tenant(""));
+            shaper.send("k", "null", tenant(null));
+            shaper.send("k", "fine", tenant("acme"));
+            List<TestRecord<byte[], byte[]>> rejected = shaper.readRejected();
+            assertThat(values(rejected)).containsExactly("missing", "empty", "null");
+            assertThat(rejected).allSatisfy(r -> {
+                assertThat(header(r, ShaperHeaders.REASON)).isEqualTo("INVALID_ADMISSION_KEY");
+                assertThat(header(r, ShaperHeaders.RETRY_AFTER_MS)).isNull();
+            });
+            assertThat(header(rejected.get(0), ShaperHeaders.DETAIL)).contains("has no header tenant");
+            assertThat(header(rejected.get(1), ShaperHeaders.DETAIL)).contains("has an empty header tenant");
+            assertThat(values(shaper.readShaped())).containsExactly("fine");
+        }
+    }
+
+    @Test
+    void shouldLimitOnlyTheKeysARuleGivesAnAdmissionRate() {
+        ShapingRule fast = new ShapingRule(1_000_000, 10_000, 60_000);
+        RuleBook rules = new RuleBook(fast, null, List.of(
+                new KeyRule(new KeyMatcher.Prefix("limited-"), fast, new AdmissionRule(1, 1))));
+        try (ShaperDriver shaper = ShaperDriver.start(settings(), rules, admission)) {
+            for (int i = 0; i < 3; i++) {
+                shaper.send("limited-1", "l" + i);
+                shaper.send("free", "f" + i);
+            }
+            assertThat(values(shaper.readShaped())).containsExactly("l0", "f0", "f1", "f2");
+            assertThat(values(shaper.readRejected())).containsExactly("l1", "l2");
+        }
+    }
+
+    @Test
+    void shouldDivideTheLocalBucketsAmongTheLiveInstances() {
+        admission.setLiveInstances(() -> 4);
+        try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "40",
+                ShaperConfig.ADMISSION_BURST_CONFIG, "40"), null, admission)) {
+            // Given: 40/s with a burst of 40 over 4 instances: this one gets 10/s with a burst of 10
+            for (int i = 0; i < 20; i++) {
+                shaper.send("k", "v" + i);
+            }
+            assertThat(shaper.readShaped()).hasSize(10);
+            // When: one second passes
+            nanos.addAndGet(1_000 * MS);
+            for (int i = 0; i < 20; i++) {
+                shaper.send("k", "w" + i);
+            }
+            // Then: ten more
+            assertThat(shaper.readShaped()).hasSize(10);
+        }
+    }
+
+    @Test
+    void shouldLeaveTheAdmissionStageOutWhenNoKeyHasALimit() {
+        ShaperConfig config = new ShaperConfig(settings());
+        RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
+        assertThat(rules.hasAdmission()).isFalse();
+        String described = ShaperTopology.build(config, rules, 1).describe().toString();
+        assertThat(described).doesNotContain(ShaperTopology.ADMISSION).contains(ShaperTopology.LEAKY_BUCKET);
+    }
+
+    @Test
+    void shouldRejectInvalidInputBeforeAdmissionTakesTokens() {
+        try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "1",
+                ShaperConfig.ADMISSION_BURST_CONFIG, "1"), null, admission)) {
+            shaper.send((String) null, "no-key");
+            shaper.send("k", "bad-cost", cost("x"));
+            shaper.send("k", "fine");
+            assertThat(shaper.readRejected()).extracting(r -> header(r, ShaperHeaders.REASON))
+                    .containsExactly("INVALID_KEY", "INVALID_COST");
+            assertThat(values(shaper.readShaped())).containsExactly("fine");
+        }
+    }
+}
