@@ -74,9 +74,16 @@ public final class ShaperConfig extends AbstractConfig {
     /** Punctuation interval of the release. */
     public static final String SHAPING_TICK_MS_CONFIG = "shaper.shaping.tick.ms";
     public static final String SHAPING_TICK_MS_DOC = "How often, in milliseconds of wall-clock time, queued"
-            + " records that have fallen due are released. Smaller ticks release smaller batches more often."
-            + " If a release runs late, at most two ticks' worth of virtual time pass per release, so a"
-            + " stalled shaper resumes at the rate instead of catching up in a burst.";
+            + " records that have fallen due are released. Smaller ticks release smaller batches more often.";
+
+    /** Cap on what one release may catch up after a stall. */
+    public static final String SHAPING_CATCHUP_MAX_MS_CONFIG = "shaper.shaping.catchup.max.ms";
+    public static final String SHAPING_CATCHUP_MAX_MS_DOC = "The most time, in milliseconds, that one release"
+            + " may cover. Schedules run on a per-task virtual clock that follows the wall clock but advances"
+            + " at most this much per release: when the release runs late (a GC pause, a slow commit, a"
+            + " restart or a rebalance) the queues resume at their rate, and at most this much backlog leaves"
+            + " at once instead of everything that fell due during the stall. Too small a value makes normal"
+            + " thread latency slow the rate down; values below the tick count as one tick.";
 
     /** Per-key rules file. */
     public static final String RULES_FILE_CONFIG = "shaper.rules.file";
@@ -156,6 +163,8 @@ public final class ShaperConfig extends AbstractConfig {
                     SHAPING_TOTAL_RATE_DOC)
             .define(SHAPING_TICK_MS_CONFIG, Type.LONG, 100L, Range.between(1, 60_000), Importance.MEDIUM,
                     SHAPING_TICK_MS_DOC)
+            .define(SHAPING_CATCHUP_MAX_MS_CONFIG, Type.LONG, 200L, Range.between(1, 600_000), Importance.LOW,
+                    SHAPING_CATCHUP_MAX_MS_DOC)
             .define(RULES_FILE_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_FILE_DOC)
             .define(STATE_CACHE_MAX_KEYS_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
                     STATE_CACHE_MAX_KEYS_DOC)
@@ -227,6 +236,11 @@ public final class ShaperConfig extends AbstractConfig {
 
     public long tickMs() {
         return getLong(SHAPING_TICK_MS_CONFIG);
+    }
+
+    /** The most virtual time one release may cover: the setting, and never less than one tick. */
+    public long catchUpMaxMs() {
+        return Math.max(getLong(SHAPING_CATCHUP_MAX_MS_CONFIG), tickMs());
     }
 
     public String rulesFile() {

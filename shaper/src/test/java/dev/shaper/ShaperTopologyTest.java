@@ -324,8 +324,10 @@ class ShaperTopologyTest {
 
     @Test
     void shouldResumeAtTheRateInsteadOfCatchingUpWhenThePunctuatorStalls() {
-        try (ShaperDriver shaper = ShaperDriver.start(settings(10, 1_000, 3_600_000))) {
-            // Given: 50 queued records at 10/s
+        Map<String, String> s = new java.util.HashMap<>(settings(10, 1_000, 3_600_000));
+        s.put(ShaperConfig.SHAPING_CATCHUP_MAX_MS_CONFIG, "300");
+        try (ShaperDriver shaper = ShaperDriver.start(s)) {
+            // Given: 50 queued records at 10/s, and releases that may catch up at most 300 ms
             for (int i = 0; i < 51; i++) {
                 shaper.send("k", "v" + i);
             }
@@ -336,10 +338,28 @@ class ShaperTopologyTest {
             // When: the punctuator stalls for three seconds (30 records fell due meanwhile)
             shaper.advance(Duration.ofSeconds(3)); // t = 3100 ms, one late punctuation
 
-            // Then: the late punctuation releases at most two ticks' worth, and the rate goes on from there
-            assertThat(shaper.readShaped()).hasSize(2);
+            // Then: the late punctuation releases 300 ms worth, and the rate goes on from there
+            assertThat(shaper.readShaped()).hasSize(3);
             for (int tick = 0; tick < 5; tick++) {
                 shaper.advance(TICK); // t = 3200 .. 3600 ms
+                assertThat(shaper.readShaped()).hasSize(1);
+            }
+        }
+    }
+
+    @Test
+    void shouldNeverLetTheCatchUpCapSlowTheRateBelowOneTick() {
+        Map<String, String> s = new java.util.HashMap<>(settings(10, 1_000, 3_600_000));
+        s.put(ShaperConfig.SHAPING_CATCHUP_MAX_MS_CONFIG, "1");
+        try (ShaperDriver shaper = ShaperDriver.start(s)) {
+            // Given: a cap below the tick, which counts as one tick
+            for (int i = 0; i < 11; i++) {
+                shaper.send("k", "v" + i);
+            }
+            shaper.readShaped();
+            // When/Then: on-time ticks still release the full rate
+            for (int tick = 0; tick < 10; tick++) {
+                shaper.advance(TICK); // t = (tick + 1) * 100 ms
                 assertThat(shaper.readShaped()).hasSize(1);
             }
         }

@@ -31,7 +31,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
 
     /** Settings of one shaping processor. */
     public record Settings(String scheduleStoreName, String keyStoreName, String shapedChild, String rejectedChild,
-                           long tickMs, double taskTotalRate) {
+                           long tickMs, long catchUpMaxMs, double taskTotalRate) {
     }
 
     private final Settings settings;
@@ -56,7 +56,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         this.schedule = context.getStateStore(settings.scheduleStoreName());
         this.keyStates = context.getStateStore(settings.keyStoreName());
         long wallNow = context.currentSystemTimeMs();
-        this.clock = new VirtualClock(2 * settings.tickMs(), keyStates.loadVirtualTime(), wallNow);
+        this.clock = new VirtualClock(settings.catchUpMaxMs(), keyStates.loadVirtualTime(), wallNow);
         this.total = new TotalRateLimiter(settings.taskTotalRate());
         this.scanFloor = ScheduleKeys.lowerBound(Long.MIN_VALUE);
         context.schedule(java.time.Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME,

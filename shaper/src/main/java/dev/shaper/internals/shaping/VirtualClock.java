@@ -2,7 +2,7 @@ package dev.shaper.internals.shaping;
 
 /**
  * The time a task schedules in. It follows the wall clock, except that one punctuation can move it by
- * at most {@code maxStepNanos}: when the punctuator stalls (a GC pause, an overloaded thread, a restart,
+ * at most {@code maxStepMs} ({@code shaper.shaping.catchup.max.ms}): when the punctuator stalls (a GC pause, an overloaded thread, a restart,
  * a rebalance) the queues simply resume where they were, at their rate, instead of releasing everything
  * that fell due meanwhile in one catch-up burst.
  *
