@@ -28,7 +28,7 @@ final class ResultTable {
                 m.app().shapes() ? fixed(m.queue().meanMs(), 0) + "/" + m.queue().p50Ms() + "/" + m.queue().p99Ms()
                         + "/" + m.queue().maxMs() : "-",
                 m.app().shapes() ? Long.toString(m.rejected()) : "-", fixed(m.loadAverage(), 1),
-                m.ok() ? "ok" : "FAILED: " + m.error()});
+                status(m)});
         }
         appendAligned(out, rows);
 
@@ -67,8 +67,18 @@ final class ResultTable {
                 background threads not included): less sensitive to other load on the machine than rec/s.
                 app-thr CPU = the same for all Java threads named after the app (adds producer/consumer I/O threads).
                 load avg = the machine's 1-minute load average at the end of the measurement.
+                status: output + rejected records counted until the app closed; more than the input means duplicates.
                 """);
         return out.toString();
+    }
+
+    /** "ok" when every input record came out exactly once (output + rejected), else what differs. */
+    private static String status(Measurement m) {
+        if (!m.ok()) {
+            return "FAILED: " + m.error();
+        }
+        long out = m.output() + m.rejected();
+        return out == m.records() ? "ok" : "ok, but " + out + " records out (duplicates)";
     }
 
     private static void appendAligned(StringBuilder out, List<String[]> rows) {
