@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Throughput benchmark: the shaper against a pass-through Kafka Streams app, on one local broker.
+#
+#   shaper/bench/run-benchmark.sh                      full run: 2,000,000 records, 10,000 keys, 4 partitions
+#   shaper/bench/run-benchmark.sh --quick              smoke run: 200,000 records, 20,000 warm-up records
+#   shaper/bench/run-benchmark.sh --records=500000 --guarantees=exactly_once_v2,at_least_once
+#   shaper/bench/run-benchmark.sh --help               all options (dev.shaper.bench.BenchmarkOptions)
+#
+# Environment:
+#   BENCH_JAVA_OPTS  JVM options of the benchmark JVM (default: -Xms1g -Xmx4g)
+#   BENCH_JFR=1      record a JFR profile to shaper/target/benchmark.jfr
+#   BENCH_BROKER     "embedded" (default: in-JVM KRaft broker) or "auto" (a Testcontainers broker if Docker runs)
+#   MVN, MVN_ARGS    the Maven command and extra Maven arguments (e.g. MVN_ARGS=-o)
+#
+# The results table is printed and written to shaper/target/benchmark-results.txt.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+module="$(dirname "$here")"
+root="$(dirname "$module")"
+cd "$root"
+
+args=()
+for a in "$@"; do
+  case "$a" in
+    --quick) args+=(--records=200000 --warmup.records=20000) ;;
+    --help|-h) sed -n '2,14p' "$0"; args+=(--help) ;;
+    *) args+=("$a") ;;
+  esac
+done
+
+mvn_cmd=(${MVN:-mvn} -q ${MVN_ARGS:-} -pl shaper)
+echo "building shaper main and test classes ..."
+"${mvn_cmd[@]}" test-compile
+cp_file="$module/target/bench-classpath.txt"
+rm -f "$cp_file"
+"${mvn_cmd[@]}" exec:exec -Dexec.executable=echo -Dexec.classpathScope=test -Dexec.args='%classpath' \
+  -Dexec.outputFile="$cp_file"
+classpath="$(tr -d '\n' < "$cp_file")"
+
+java_opts=(${BENCH_JAVA_OPTS:--Xms1g -Xmx4g})
+if [[ "${BENCH_JFR:-0}" == 1 ]]; then
+  java_opts+=("-XX:StartFlightRecording=filename=$module/target/benchmark.jfr,settings=profile,dumponexit=true")
+fi
+java_opts+=("-Dlogback.configurationFile=$here/logback-bench.xml")
+if [[ "${BENCH_BROKER:-embedded}" == embedded ]]; then
+  java_opts+=(-Dshaper.test.broker=embedded)
+fi
+
+exec java "${java_opts[@]}" -cp "$classpath" dev.shaper.bench.ThroughputBenchmark \
+  --results.file="$module/target/benchmark-results.txt" --state.dir="$module/target/bench-state" ${args[@]+"${args[@]}"}

@@ -1,0 +1,287 @@
+package dev.shaper.bench;
+
+import dev.shaper.ShaperConfig;
+import dev.shaper.testsupport.KafkaBroker;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+
+/**
+ * Throughput of the shaper against a pass-through Kafka Streams application on the same broker, in the same
+ * run: records/s from {@code KafkaStreams.start()} until the last output record is committed.
+ *
+ * <p>Every measurement uses fresh topics (all with the same partition count) and a fresh
+ * {@code application.id}; its input is loaded completely before the application starts; a
+ * {@code read_committed} consumer ({@link OutputCounter}) counts the output and stops the clock when every
+ * input record has come out. Both applications take their Kafka Streams settings from
+ * {@link ShaperConfig#streamsProperties()} (exactly-once v2 unless told otherwise), so they differ only in
+ * their topology. See {@link Scenario} for the two load patterns and {@link BenchmarkOptions} for the options.
+ *
+ * <p>Run it with {@code shaper/bench/run-benchmark.sh}. The results table goes to standard output and to
+ * {@code --results.file}. Exit code 0 when every measurement completed, 1 otherwise, 2 for bad options.
+ */
+public final class ThroughputBenchmark {
+
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
+    private static final long PROGRESS_EVERY_MS = 2_000;
+
+    private final KafkaBroker broker;
+    private final BenchmarkOptions options;
+    private final Path stateRoot;
+    private int sequence;
+
+    private ThroughputBenchmark(KafkaBroker broker, BenchmarkOptions options, Path stateRoot) {
+        this.broker = broker;
+        this.options = options;
+        this.stateRoot = stateRoot;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (List.of(args).contains("--help")) {
+            System.out.println(BenchmarkOptions.usage());
+            return;
+        }
+        BenchmarkOptions options;
+        try {
+            options = BenchmarkOptions.parse(args, System.getProperties());
+        } catch (IllegalArgumentException e) {
+            System.err.println("benchmark: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        List<String> header = new ArrayList<>();
+        header.add("Shaper throughput benchmark, " + Instant.now());
+        header.add("machine: " + Runtime.getRuntime().availableProcessors() + " cores, Java "
+                + System.getProperty("java.version") + ", max heap " + Runtime.getRuntime().maxMemory() / (1 << 20)
+                + " MiB, load average at start " + String.format(Locale.ROOT, "%.1f", loadAverage()));
+        header.addAll(options.describe());
+        header.forEach(System.out::println);
+
+        List<Measurement> results = new ArrayList<>();
+        boolean tempStateRoot = options.stateDir() == null;
+        Path stateRoot = tempStateRoot ? Files.createTempDirectory("shaper-bench-state")
+                : Files.createDirectories(options.stateDir());
+        try (KafkaBroker broker = KafkaBroker.start()) {
+            header.add("broker: one local broker at " + broker.bootstrapServers()
+                    + " (in-JVM KRaft unless a Docker engine was found), shared with the apps under test");
+            ThroughputBenchmark bench = new ThroughputBenchmark(broker, options, stateRoot);
+            if (options.warmupRecords() > 0) {
+                // JIT-compiles the code paths of every scenario before anything is timed.
+                String guarantee = options.guarantees().get(0);
+                for (Scenario scenario : options.scenarios()) {
+                    System.out.println("warm-up (untimed): " + options.warmupRecords() + " records, "
+                            + scenario.label());
+                    for (BenchApp app : BenchApp.values()) {
+                        report("warm-up", bench.measure(guarantee, scenario, app, options.warmupRecords()));
+                    }
+                }
+            }
+            for (String guarantee : options.guarantees()) {
+                for (Scenario scenario : options.scenarios()) {
+                    for (BenchApp app : BenchApp.values()) {
+                        Measurement m = bench.measure(guarantee, scenario, app, options.records());
+                        report("result", m);
+                        results.add(m);
+                    }
+                }
+            }
+        } finally {
+            if (tempStateRoot) {
+                deleteRecursively(stateRoot);
+            }
+        }
+        header.add("load average at end " + String.format(Locale.ROOT, "%.1f", loadAverage()));
+
+        String table = ResultTable.format(header, results);
+        System.out.println();
+        System.out.println(table);
+        Path file = options.resultsFile().toAbsolutePath();
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, table, StandardCharsets.UTF_8);
+        System.out.println("written to " + file);
+        System.exit(results.stream().allMatch(Measurement::ok) ? 0 : 1);
+    }
+
+    /** Loads a fresh input topic, runs {@code app} over it until all its output is committed, and cleans up. */
+    private Measurement measure(String guarantee, Scenario scenario, BenchApp app, long records)
+            throws Exception {
+        String id = String.format(Locale.ROOT, "bench-%d-%s-%s-%s", ++sequence, scenario.label(), app.label(),
+                guarantee.equals(StreamsConfig.EXACTLY_ONCE_V2) ? "eos" : "alos");
+        String input = id + "-in";
+        String output = id + "-out";
+        String rejected = app.shapes() ? id + "-rejected" : null;
+        broker.createTopics(options.partitions(), rejected == null ? new String[] {input, output}
+                : new String[] {input, output, rejected});
+        double loadRate = InputLoader.load(broker.bootstrapServers(), input, records, scenario, options);
+        System.out.printf(Locale.ROOT, "%s: loaded %d records into %s (%.0f records/s)%n", id, records, input,
+                loadRate);
+
+        Map<String, String> settings = new HashMap<>();
+        settings.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        settings.put(StreamsConfig.APPLICATION_ID_CONFIG, id);
+        settings.put(StreamsConfig.STATE_DIR_CONFIG, stateRoot.resolve(id).toString());
+        settings.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
+        settings.putAll(options.streamsOverrides());
+        settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, input);
+        settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, output);
+        if (app.shapes()) {
+            settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, rejected);
+            settings.putAll(scenario.shaperSettings(options));
+        }
+        ShaperConfig config = new ShaperConfig(settings);
+
+        AtomicReference<Throwable> streamsFailure = new AtomicReference<>();
+        KafkaStreams streams = new KafkaStreams(app.topology(config, options.partitions()),
+                config.streamsProperties());
+        streams.setUncaughtExceptionHandler(e -> {
+            streamsFailure.compareAndSet(null, e);
+            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+        String error = null;
+        double firstOutputSeconds = Double.NaN;
+        double inputDoneSeconds = Double.NaN;
+        double totalSeconds = Double.NaN;
+        double streamThreadCpu = 0;
+        double appThreadsCpu = 0;
+        OutputCounter counter = new OutputCounter(broker.bootstrapServers(), output, rejected,
+                options.partitions(), records);
+        Admin admin = broker.admin();
+        InputProgressProbe inputProgress = new InputProgressProbe(admin, id, input, records);
+        try {
+            counter.start();
+            long start = System.nanoTime();
+            inputProgress.start();
+            streams.start();
+            long deadline = start + TimeUnit.SECONDS.toNanos(options.timeoutSeconds());
+            while (!counter.awaitComplete(PROGRESS_EVERY_MS)) {
+                if (streamsFailure.get() != null || streams.state() == KafkaStreams.State.ERROR) {
+                    error = "Kafka Streams failed: " + streamsFailure.get();
+                    break;
+                }
+                if (counter.failure() != null) {
+                    error = "output counter failed: " + counter.failure();
+                    break;
+                }
+                long now = System.nanoTime();
+                System.out.printf(Locale.ROOT, "  %s: after %.1f s: %d/%d out, %d input committed (state %s)%n", id,
+                        (now - start) / 1e9, counter.shaped() + counter.rejected(), records,
+                        inputProgress.committed(), streams.state());
+                if (now > deadline) {
+                    error = "timeout after " + options.timeoutSeconds() + " s";
+                    break;
+                }
+            }
+            if (error == null && counter.completeNanos() == 0) {
+                error = "output counter failed: " + counter.failure();
+            }
+            if (error == null) {
+                totalSeconds = (counter.completeNanos() - start) / 1e9;
+            }
+            // The probe polls every 50 ms; give it a moment to see the final commit.
+            long probeDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (error == null && inputProgress.completeNanos() == 0 && System.nanoTime() < probeDeadline) {
+                Thread.sleep(20);
+            }
+            if (inputProgress.completeNanos() != 0) {
+                inputDoneSeconds = (inputProgress.completeNanos() - start) / 1e9;
+            }
+            if (counter.firstOutputNanos() != 0) {
+                firstOutputSeconds = (counter.firstOutputNanos() - start) / 1e9;
+            }
+            double[] cpu = threadCpuSeconds(id);
+            streamThreadCpu = cpu[0];
+            appThreadsCpu = cpu[1];
+        } finally {
+            inputProgress.close();
+            admin.close();
+            streams.close(CLOSE_TIMEOUT);
+            streams.cleanUp();
+            deleteRecursively(stateRoot.resolve(id));
+            counter.close();
+            deleteTopics(id);
+        }
+        return new Measurement(guarantee, scenario, app, records, counter.shaped(), counter.rejected(),
+                firstOutputSeconds, inputDoneSeconds, totalSeconds, streamThreadCpu, appThreadsCpu, counter.queueStats(),
+                loadAverage(), error);
+    }
+
+    /**
+     * CPU seconds of the application's Java threads: [0] its stream threads, [1] every thread whose name
+     * contains the application id. Read before the application closes, while its threads still exist.
+     */
+    private static double[] threadCpuSeconds(String applicationId) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        double stream = 0;
+        double all = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            String name = t.getName();
+            if (!name.contains(applicationId)) {
+                continue;
+            }
+            long nanos = mx.getThreadCpuTime(t.getId());
+            if (nanos < 0) {
+                continue;
+            }
+            all += nanos / 1e9;
+            if (name.matches(".*-StreamThread-\\d+")) {
+                stream += nanos / 1e9;
+            }
+        }
+        return new double[] {stream, all};
+    }
+
+    /** Deletes the measurement's topics, internal ones included, so later measurements start on a lean broker. */
+    private void deleteTopics(String prefix) {
+        try (Admin admin = broker.admin()) {
+            List<String> topics = admin.listTopics().names().get(60, TimeUnit.SECONDS).stream()
+                    .filter(t -> t.startsWith(prefix + "-")).toList();
+            admin.deleteTopics(topics).all().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            System.out.println("  (could not delete the topics of " + prefix + ": " + e + ")");
+        }
+    }
+
+    private static void report(String what, Measurement m) {
+        System.out.printf(Locale.ROOT, "%s: %s %s %s: %s%n", what, m.guarantee(), m.scenario().label(),
+                m.app().label(), m.ok()
+                        ? String.format(Locale.ROOT, "%.0f records/s (%.2f s, first output after %.2f s)%s",
+                                m.recordsPerSecond(), m.totalSeconds(), m.firstOutputSeconds(),
+                                m.app().shapes() ? String.format(Locale.ROOT, ", queued %.2f %%, rejected %d",
+                                        100 * m.queuedFraction(), m.rejected()) : "")
+                        : "FAILED: " + m.error() + " (" + (m.output() + m.rejected()) + " of " + m.records()
+                                + " out)");
+    }
+
+    private static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    private static void deleteRecursively(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
