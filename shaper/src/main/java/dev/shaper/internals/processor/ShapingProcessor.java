@@ -77,14 +77,15 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         keyStates.setVirtualNow(now);
         ShapingRule rule = rules.ruleFor(key);
         long bytes = QueuedRecord.storedSize(key, record.value(), record.headers());
-        Arrival arrival = LeakyBucket.arrive(keyStates.get(key), rule, now, cost, bytes, total.canPass(now));
+        KeyStateStore.Slot slot = keyStates.slot(key);
+        Arrival arrival = LeakyBucket.arrive(slot.state(), rule, now, cost, bytes, total.canPass(now));
         if (arrival instanceof Arrival.Pass pass) {
             total.onPass(now, cost);
-            keyStates.put(key, pass.state());
+            slot.update(pass.state());
             Rejections.set(record.headers(), ShaperHeaders.QUEUED_MS, "0");
             context.forward(record, settings.shapedChild());
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
-            keyStates.put(key, enqueue.state());
+            slot.update(enqueue.state());
             schedule.put(ScheduleKeys.of(enqueue.dueNanos(), key),
                     new QueuedRecord(record.timestamp(), wallNow, cost, record.headers(), record.value()).encode());
         } else if (arrival instanceof Arrival.Reject r) {
@@ -106,7 +107,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             byte[] key = ScheduleKeys.recordKey(entry.key);
             QueuedRecord queued = QueuedRecord.decode(entry.value);
             schedule.delete(entry.key);
-            keyStates.put(key, keyStates.get(key).withReleased(queued.cost(),
+            KeyStateStore.Slot slot = keyStates.slot(key);
+            slot.update(slot.state().withReleased(queued.cost(),
                     QueuedRecord.storedSize(key, queued.value(), queued.headers())));
             Rejections.set(queued.headers(), ShaperHeaders.QUEUED_MS,
                     Long.toString(Math.max(0, wallNow - queued.enqueuedWallMs())));

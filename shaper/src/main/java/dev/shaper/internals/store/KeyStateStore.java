@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -30,23 +29,44 @@ public final class KeyStateStore extends WriteBehindStore {
     private static final byte KEY_STATE_PREFIX = 1;
     private static final Bytes CLOCK_KEY = Bytes.wrap(new byte[] {0});
 
-    /** One key's state as the layer knows it. */
-    private static final class Slot {
-        KeyState state;
-        boolean dirty;
+    /**
+     * One key's state as the layer knows it, handed to the processor so that reading and updating a key
+     * costs one lookup. Valid until the next call of this store's other methods.
+     */
+    public final class Slot {
+        private final Bytes key;
+        private KeyState state;
+        private boolean dirty;
         /** Whether the inner store holds an entry for this key (so dropping the state needs a delete). */
-        boolean inInner;
+        private boolean inInner;
 
-        Slot(KeyState state, boolean inInner) {
+        private Slot(Bytes key, KeyState state, boolean inInner) {
+            this.key = key;
             this.state = state;
             this.inInner = inInner;
+        }
+
+        public KeyState state() {
+            return state;
+        }
+
+        public void update(KeyState newState) {
+            state = newState;
+            if (!dirty) {
+                dirty = true;
+                dirtySlots.add(this);
+                if (dirtySlots.size() > maxCleanSlots) {
+                    writeBuffer();
+                }
+            }
         }
     }
 
     private final int maxCleanSlots;
     /** Access-ordered, so the least recently used clean slots are the first to go. */
     private final LinkedHashMap<Bytes, Slot> slots = new LinkedHashMap<>(1024, 0.75f, true);
-    private int dirtySlots;
+    /** The slots changed since the last commit: a commit's cost follows the changes, not the cache size. */
+    private final List<Slot> dirtySlots = new ArrayList<>();
     private long virtualNowNanos = Long.MIN_VALUE;
     private Long pendingClock;
     private Bytes evictionCursor;
@@ -56,21 +76,18 @@ public final class KeyStateStore extends WriteBehindStore {
         this.maxCleanSlots = maxCleanSlots;
     }
 
+    /** The slot of {@code recordKey}, to read its state ({@link KeyState#ABSENT} for none) and update it. */
+    public Slot slot(byte[] recordKey) {
+        return slot(storeKey(recordKey));
+    }
+
     /** The state of {@code recordKey}; {@link KeyState#ABSENT} for a key with none. */
     public KeyState get(byte[] recordKey) {
-        return slot(storeKey(recordKey)).state;
+        return slot(recordKey).state;
     }
 
     public void put(byte[] recordKey, KeyState state) {
-        Slot slot = slot(storeKey(recordKey));
-        slot.state = state;
-        if (!slot.dirty) {
-            slot.dirty = true;
-            dirtySlots++;
-            if (dirtySlots > maxCleanSlots) {
-                writeBuffer();
-            }
-        }
+        slot(recordKey).update(state);
     }
 
     /** Tells the layer the task's virtual time, which decides which states are idle. */
@@ -148,7 +165,7 @@ public final class KeyStateStore extends WriteBehindStore {
         Slot slot = slots.get(key);
         if (slot == null) {
             byte[] raw = inner.get(key);
-            slot = new Slot(raw == null ? KeyState.ABSENT : KeyStateCodec.decode(raw), raw != null);
+            slot = new Slot(key, raw == null ? KeyState.ABSENT : KeyStateCodec.decode(raw), raw != null);
             slots.put(key, slot);
             trimCleanSlots();
         }
@@ -156,7 +173,7 @@ public final class KeyStateStore extends WriteBehindStore {
     }
 
     private void trimCleanSlots() {
-        int excess = slots.size() - dirtySlots - maxCleanSlots;
+        int excess = slots.size() - dirtySlots.size() - maxCleanSlots;
         Iterator<Slot> it = slots.values().iterator();
         while (excess > 0 && it.hasNext()) {
             if (!it.next().dirty) {
@@ -172,34 +189,30 @@ public final class KeyStateStore extends WriteBehindStore {
             inner.put(CLOCK_KEY, ByteBuffer.allocate(Long.BYTES).putLong(pendingClock).array());
             pendingClock = null;
         }
-        if (dirtySlots == 0) {
+        if (dirtySlots.isEmpty()) {
             return;
         }
-        for (Map.Entry<Bytes, Slot> e : slots.entrySet()) {
-            Slot slot = e.getValue();
-            if (!slot.dirty) {
-                continue;
-            }
+        for (Slot slot : dirtySlots) {
             slot.dirty = false;
             if (slot.state.isIdleAt(virtualNowNanos)) {
                 if (slot.inInner) {
-                    inner.delete(e.getKey());
+                    inner.delete(slot.key);
                     slot.inInner = false;
                 }
                 slot.state = KeyState.ABSENT;
             } else {
-                inner.put(e.getKey(), KeyStateCodec.encode(slot.state));
+                inner.put(slot.key, KeyStateCodec.encode(slot.state));
                 slot.inInner = true;
             }
         }
-        dirtySlots = 0;
+        dirtySlots.clear();
         trimCleanSlots();
     }
 
     @Override
     protected void discardBuffer() {
         slots.clear();
-        dirtySlots = 0;
+        dirtySlots.clear();
         pendingClock = null;
         evictionCursor = null;
     }

@@ -38,10 +38,9 @@ public final class ScheduleStore extends WriteBehindStore {
     }
 
     public void delete(Bytes scheduleKey) {
-        byte[] buffered = buffer.get(scheduleKey);
-        if (buffered != null && buffered != REMOVED) {
-            buffer.remove(scheduleKey);
-        } else {
+        // One tree walk in the common case: the entry is only buffered (queued and released within one commit).
+        byte[] buffered = buffer.remove(scheduleKey);
+        if (buffered == null || buffered == REMOVED) {
             buffer.put(scheduleKey, REMOVED);
             writeBufferIfFull();
         }
