@@ -10,7 +10,7 @@
 --          already admitted elsewhere, reported by the batched mode)
 -- Returns  { allowed: 1 or 0,
 --            tokens left: a decimal string (the balance is fractional),
---            wait: whole microseconds until cost tokens exist, 0 if there are enough }
+--            wait: whole microseconds until cost tokens exist, 0 if there are enough, at most ten years }
 --
 -- Time is Redis's own clock (TIME, microseconds), so the clients' clocks do not matter. The key expires
 -- after about twice the time the bucket needs to fill, clamped to [1 s, 10 years]: never zero or negative.
@@ -55,10 +55,14 @@ end
 local wait = 0
 if allowed == 0 then
   wait = math.ceil((cost - tokens) * 1000000 / rate)
+  -- Redis turns a Lua number into an integer reply by a C cast: keep it far inside a signed 64-bit integer.
+  if wait > 315360000000000 then
+    wait = 315360000000000
+  end
 end
 
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'ts', string.format('%d', ts))
-local ttl = math.ceil(2000 * (burst - math.min(tokens, 0)) / rate)
+local ttl = math.ceil(2000 * ((burst - math.min(tokens, 0)) / rate))
 if ttl < 1000 then
   ttl = 1000
 elseif ttl > 315360000000 then

@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
 public final class AdmissionController implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AdmissionController.class);
+    /** How long {@link #close} waits for a running ping or sync. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
     /** Where decisions are made right now. */
     public enum Backend { REDIS, LOCAL }
@@ -37,6 +39,7 @@ public final class AdmissionController implements AutoCloseable {
     private final AtomicBoolean onRedis = new AtomicBoolean();
     private final AtomicLong switchesToLocal = new AtomicLong();
     private final AtomicLong switchesToRedis = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final ScheduledExecutorService background;
     private volatile IntSupplier liveInstances = () -> 1;
     /** Refreshed by the background thread: asking Kafka Streams per record would be far too costly. */
@@ -160,10 +163,37 @@ public final class AdmissionController implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the background thread (letting a running ping or sync finish), charges to Redis what the batched
+     * mode admitted since its last sync, and closes the Redis connections. Close Kafka Streams first, so that
+     * nothing is admitted meanwhile. Idempotent.
+     */
     @Override
     public void close() {
-        background.shutdownNow();
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        background.shutdown(); // cancels the periodic tasks
+        try {
+            if (!background.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                background.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            background.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
         if (redis != null) {
+            if (mode == AdmissionMode.BATCHED && onRedis.get() && !Thread.currentThread().isInterrupted()) {
+                // Otherwise the consumption admitted since the last sync would never reach the shared buckets.
+                try {
+                    batched.sync(redis, nanoTime.getAsLong(), 0);
+                } catch (RedisUnavailableException e) {
+                    LOG.warn("Admission: on close, could not charge the last batch to Redis {}: {}",
+                            redis.description(), e.getMessage());
+                } catch (RuntimeException e) {
+                    LOG.error("Admission: on close, the last batched sync failed unexpectedly", e);
+                }
+            }
             redis.close();
         }
     }

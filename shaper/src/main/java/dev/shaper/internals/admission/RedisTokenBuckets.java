@@ -86,6 +86,10 @@ public final class RedisTokenBuckets implements AutoCloseable {
     /**
      * Charges what was admitted locally to the shared buckets, all in one pipelined round trip, and returns
      * each bucket's balance afterwards (which includes what other instances and services consumed).
+     *
+     * <p>Redis answers NOSCRIPT to an EVALSHA it cannot run (after a restart or {@code SCRIPT FLUSH}); only
+     * those charges are sent again, the first with the script's source, which loads it: a charge that did run
+     * is never sent twice. A timeout leaves the outcome unknown: the exception then means "maybe charged".
      */
     public List<Double> charge(List<Charge> charges) throws RedisUnavailableException {
         if (charges.isEmpty()) {
@@ -93,11 +97,23 @@ public final class RedisTokenBuckets implements AutoCloseable {
         }
         try {
             StatefulRedisConnection<byte[], byte[]> c = pipeline();
-            List<RedisFuture<List<Object>>> replies = send(c, charges, false);
-            if (!await(replies)) {
-                replies = send(c, charges, true); // NOSCRIPT: the script was loaded by the first EVAL
-                if (!await(replies)) {
-                    throw new RedisUnavailableException("Redis " + description + ": charge failed", null);
+            List<Integer> all = new ArrayList<>(charges.size());
+            for (int i = 0; i < charges.size(); i++) {
+                all.add(i);
+            }
+            List<RedisFuture<List<Object>>> replies = send(c, charges, all, false);
+            await(replies);
+            List<Integer> noScript = new ArrayList<>();
+            for (int i = 0; i < replies.size(); i++) {
+                if (isNoScript(replies.get(i))) {
+                    noScript.add(i);
+                }
+            }
+            if (!noScript.isEmpty()) {
+                List<RedisFuture<List<Object>>> retries = send(c, charges, noScript, true);
+                await(retries);
+                for (int k = 0; k < noScript.size(); k++) {
+                    replies.set(noScript.get(k), retries.get(k));
                 }
             }
             List<Double> balances = new ArrayList<>(replies.size());
@@ -111,19 +127,21 @@ public final class RedisTokenBuckets implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new RedisUnavailableException("interrupted while charging Redis " + description, e);
         } catch (java.util.concurrent.ExecutionException e) {
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getCause(), e.getCause());
+            throw new RedisUnavailableException("Redis " + description + ": " + e.getCause().getMessage(),
+                    e.getCause());
         }
     }
 
+    /** Pipelines the charges at {@code indexes}; with the source, the first one is an EVAL that loads the script. */
     private List<RedisFuture<List<Object>>> send(StatefulRedisConnection<byte[], byte[]> c, List<Charge> charges,
-                                                 boolean withSource) {
-        List<RedisFuture<List<Object>>> replies = new ArrayList<>(charges.size());
-        for (int i = 0; i < charges.size(); i++) {
+                                                 List<Integer> indexes, boolean withSource) {
+        List<RedisFuture<List<Object>>> replies = new ArrayList<>(indexes.size());
+        for (int i : indexes) {
             Charge charge = charges.get(i);
             byte[][] keys = {TokenBucketScript.bucketName(charge.admissionKey())};
             byte[][] args = TokenBucketScript.args(charge.rule(), charge.consumed(), TokenBucketScript.Mode.CHARGE);
-            // After NOSCRIPT, one EVAL loads the script; the rest may use EVALSHA again.
-            replies.add(withSource && i == 0
+            // Redis runs a pipeline in order: once the EVAL has loaded the script, EVALSHA finds it.
+            replies.add(withSource && replies.isEmpty()
                     ? c.async().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, keys, args)
                     : c.async().evalsha(TokenBucketScript.SHA, ScriptOutputType.MULTI, keys, args));
         }
@@ -131,19 +149,37 @@ public final class RedisTokenBuckets implements AutoCloseable {
         return replies;
     }
 
-    /** Waits for all replies; false if Redis answered NOSCRIPT to any, an exception for any other failure. */
-    private boolean await(List<RedisFuture<List<Object>>> replies) throws InterruptedException,
-            java.util.concurrent.ExecutionException, RedisUnavailableException {
-        if (!LettuceFutures.awaitAll(timeout.toNanos(), TimeUnit.NANOSECONDS, replies.toArray(new RedisFuture[0]))) {
-            throw new RedisUnavailableException("Redis " + description + ": no answer within " + timeout, null);
-        }
+    /**
+     * Waits until every reply is in, failed ones included (unlike {@link LettuceFutures#awaitAll}, which throws
+     * at the first failed one and so hides whether the others ran), at most the timeout in all.
+     */
+    private void await(List<RedisFuture<List<Object>>> replies) throws InterruptedException,
+            RedisUnavailableException {
+        long deadline = System.nanoTime() + timeout.toNanos();
         for (RedisFuture<List<Object>> reply : replies) {
-            String error = reply.getError();
-            if (error != null && error.startsWith("NOSCRIPT")) {
-                return false;
+            try {
+                reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // examined by the caller
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new RedisUnavailableException("Redis " + description + ": no answer within " + timeout, null);
             }
         }
-        return true;
+    }
+
+    private static boolean isNoScript(RedisFuture<List<Object>> reply) {
+        if (!reply.isDone()) {
+            return false;
+        }
+        try {
+            reply.get();
+            return false;
+        } catch (java.util.concurrent.ExecutionException e) {
+            return e.getCause() instanceof RedisNoScriptException
+                    || (e.getCause() != null && String.valueOf(e.getCause().getMessage()).startsWith("NOSCRIPT"));
+        } catch (InterruptedException | java.util.concurrent.CancellationException e) {
+            return false;
+        }
     }
 
     /** True if Redis answers PING within the timeout. */

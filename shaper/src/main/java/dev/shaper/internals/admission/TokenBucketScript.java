@@ -39,8 +39,10 @@ public final class TokenBucketScript {
     public record Result(boolean allowed, double tokensLeft, long waitMicros) {
 
         public AdmissionDecision toDecision() {
+            // Whole microseconds to whole milliseconds, rounded up in integers: waitMicros / 1e6 * 1000 is
+            // not exact in binary floating point and made e.g. 2 007 000 us a retry after 2008 ms.
             return allowed ? AdmissionDecision.allowed(tokensLeft)
-                    : AdmissionDecision.refused(tokensLeft, waitMicros / 1e6);
+                    : new AdmissionDecision(false, tokensLeft, Math.max(1, (waitMicros + 999) / 1000));
         }
     }
 

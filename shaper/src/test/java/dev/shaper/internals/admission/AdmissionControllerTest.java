@@ -1,0 +1,450 @@
+package dev.shaper.internals.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.IThrowableProxy;
+import ch.qos.logback.core.read.ListAppender;
+import dev.shaper.testsupport.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admission controller against a real redis-server of its own (one per test, on a free port), which the
+ * tests kill, restart and pause. Local buckets and batched mirrors run on an injected clock that the tests
+ * advance, so their figures are exact; Redis's own clock is real, so Redis-side figures use a rate whose refill
+ * during a test is negligible ({@link #SLOW}) or bounds derived from measured elapsed time.
+ */
+class AdmissionControllerTest {
+
+    /** Short, so that switching back is quick; the production default is 1 s. */
+    private static final Duration PING = Duration.ofMillis(200);
+    /** Generous for a loaded 2-core machine, where a healthy loopback Redis must never count as down. */
+    private static final Duration TIMEOUT = Duration.ofMillis(500);
+    private static final Duration SYNC = Duration.ofMillis(50);
+    /** Rate at which refill during a test is negligible: under 0.01 token in 10 s. */
+    private static final double SLOW = 0.001;
+
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    private RedisServer server;
+    private RedisClient directClient;
+    private StatefulRedisConnection<String, String> direct;
+
+    @BeforeEach
+    void setUp() {
+        logs.start();
+        root.addAppender(logs);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+        if (directClient != null) {
+            directClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+        if (server != null) {
+            server.close();
+        }
+        root.detachAppender(logs);
+        logs.stop();
+    }
+
+    private RedisServer startRedis() {
+        server = RedisServer.start();
+        return server;
+    }
+
+    private AdmissionController controller(AdmissionMode mode, Duration timeout) {
+        return controller(server.uri(), mode, timeout);
+    }
+
+    private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout) {
+        return controller(uri, mode, timeout, SYNC);
+    }
+
+    private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout, Duration sync) {
+        // As ShaperApplication does: Lettuce reconnects every half ping interval.
+        RedisTokenBuckets redis = new RedisTokenBuckets(uri, timeout, PING.dividedBy(2));
+        AdmissionController controller = new AdmissionController(redis, mode, sync, PING, clock::get);
+        resources.add(controller);
+        return controller;
+    }
+
+    private static byte[] key(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Admits {@code times} unit-cost records and returns how many were allowed. */
+    private static int admitted(AdmissionController controller, String key, AdmissionRule rule, int times) {
+        int allowed = 0;
+        for (int i = 0; i < times; i++) {
+            if (controller.admit(key(key), rule, 1).allowed()) {
+                allowed++;
+            }
+        }
+        return allowed;
+    }
+
+    /** A mirror's or local bucket's balance: a cost-0 admission takes nothing. */
+    private static double tokens(AdmissionController controller, String key, AdmissionRule rule) {
+        return controller.admit(key(key), rule, 0).tokensLeft();
+    }
+
+    /** The shared balance in Redis, read as any other client would (a charge of 0 changes nothing). */
+    private double shared(String key, AdmissionRule rule) {
+        return runScript(key, rule, 0, "charge");
+    }
+
+    /** Runs the script on the shared bucket of {@code key} directly, as another service would. */
+    private double runScript(String key, AdmissionRule rule, double cost, String mode) {
+        if (direct == null) {
+            directClient = RedisClient.create(server.uri());
+            direct = directClient.connect();
+        }
+        List<Object> reply = direct.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+                new String[] {"shaper:tb:{" + key + "}"}, Double.toString(rule.ratePerSecond()),
+                Double.toString(rule.burst()), Double.toString(cost), mode);
+        return TokenBucketScript.parse(reply).tokensLeft();
+    }
+
+    /** Polls {@code condition} every 5 ms until it holds; returns the nanoseconds it took. */
+    private static long await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within " + timeout + ": " + what);
+            }
+            Thread.sleep(5);
+        }
+        return System.nanoTime() - start;
+    }
+
+    private List<ILoggingEvent> events() {
+        synchronized (logs) { // AppenderBase.doAppend holds this lock while appending
+            return new ArrayList<>(logs.list);
+        }
+    }
+
+    private List<String> admissionLog(Level level, String fragment) {
+        return events().stream()
+                .filter(e -> e.getLoggerName().equals(AdmissionController.class.getName()))
+                .filter(e -> e.getLevel() == level && e.getFormattedMessage().contains(fragment))
+                .map(ILoggingEvent::getFormattedMessage)
+                .toList();
+    }
+
+    @Test
+    void strictModeAdmitsExactlyTheBurstThenTheRefill() throws Exception {
+        startRedis();
+        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT);
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+
+        AdmissionRule burstOnly = new AdmissionRule(SLOW, 20);
+        assertThat(admitted(controller, "burst", burstOnly, 30)).isEqualTo(20);
+        AdmissionDecision refused = controller.admit(key("burst"), burstOnly, 1);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfterMs()).isBetween(990_000L, 1_000_000L); // 1 token at 0.001/s
+
+        // rate 20/s, burst 5, asked every ~5 ms for 600 ms: each token is taken soon after it refills, so the
+        // count is the burst plus the refill over the time between the first and the last call (by Redis's
+        // clock), which lies between the bounds measured here. One token of slack for a late last poll.
+        AdmissionRule rule = new AdmissionRule(20, 5);
+        long beforeFirst = System.nanoTime();
+        int allowed = controller.admit(key("refill"), rule, 1).allowed() ? 1 : 0;
+        long afterFirst = System.nanoTime();
+        long beforeLast;
+        do {
+            Thread.sleep(5);
+            beforeLast = System.nanoTime();
+            allowed += controller.admit(key("refill"), rule, 1).allowed() ? 1 : 0;
+        } while (System.nanoTime() - beforeFirst < Duration.ofMillis(600).toNanos());
+        long afterLast = System.nanoTime();
+
+        long atLeast = (long) Math.floor(5 + 20 * (beforeLast - afterFirst) / 1e9) - 1;
+        long atMost = (long) Math.floor(5 + 20 * (afterLast - beforeFirst) / 1e9);
+        assertThat((long) allowed).isBetween(atLeast, atMost);
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+        assertThat(controller.switchesToLocal()).isZero();
+    }
+
+    @Test
+    void whenRedisDiesAdmissionSwitchesToLocalSharesOnceAndBackWhenItReturns() throws Exception {
+        startRedis();
+        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT);
+        controller.setLiveInstances(() -> 2);
+        AdmissionRule rule = new AdmissionRule(10, 10);
+        assertThat(admitted(controller, "k", rule, 3)).isEqualTo(3);
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+
+        server.kill();
+        long before = System.nanoTime();
+        AdmissionDecision first = controller.admit(key("k"), rule, 1);
+        long failoverNanos = System.nanoTime() - before;
+        assertThat(first.allowed()).as("admitted from the local bucket").isTrue();
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+        // The failed call is bounded by the timeout (500 ms); 2 s of slack for a loaded machine.
+        assertThat(failoverNanos).isLessThan(TIMEOUT.plusSeconds(2).toNanos());
+
+        // The local share of 2 instances: rate 5/s, burst 5, on the injected clock.
+        assertThat(1 + admitted(controller, "k", rule, 20)).isEqualTo(5);
+        AdmissionDecision empty = controller.admit(key("k"), rule, 1);
+        assertThat(empty.allowed()).isFalse();
+        assertThat(empty.retryAfterMs()).isEqualTo(200); // 1 token at 5/s
+        clock.addAndGet(Duration.ofSeconds(1).toNanos());
+        assertThat(admitted(controller, "k", rule, 20)).isEqualTo(5);
+        clock.addAndGet(Duration.ofMillis(200).toNanos());
+        assertThat(admitted(controller, "k", rule, 20)).isEqualTo(1);
+        clock.addAndGet(Duration.ofSeconds(60).toNanos());
+        assertThat(admitted(controller, "k", rule, 20)).as("capped at the burst share").isEqualTo(5);
+
+        // Let the monitor fail a few pings: they neither switch, count nor log.
+        Thread.sleep(PING.multipliedBy(3).toMillis());
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+
+        server.restart();
+        long backNanos = await("back on Redis", Duration.ofSeconds(10),
+                () -> controller.backend() == AdmissionController.Backend.REDIS);
+        System.out.printf("Admission: failover took %.1f ms; back on Redis %.1f ms after it answered again"
+                + " (ping interval %d ms, reconnect delay %d ms)%n", failoverNanos / 1e6, backNanos / 1e6,
+                PING.toMillis(), PING.dividedBy(2).toMillis());
+        // At most one reconnect delay (100 ms) plus one ping interval (200 ms), i.e. within two ping intervals;
+        // 300 ms of slack for a loaded machine.
+        assertThat(backNanos).isLessThan(PING.multipliedBy(2).plusMillis(300).toNanos());
+
+        // The restarted Redis is empty: a fresh bucket of the whole rule, not the local share.
+        AdmissionDecision again = controller.admit(key("k"), rule, 1);
+        assertThat(again.allowed()).isTrue();
+        assertThat(again.tokensLeft()).isCloseTo(9, within(0.5));
+
+        assertThat(controller.switchesToLocal()).isEqualTo(1);
+        assertThat(controller.switchesToRedis()).isEqualTo(1);
+        assertThat(admissionLog(Level.WARN, "admitting from local buckets at 1/2 of each rate")).hasSize(1);
+        assertThat(admissionLog(Level.INFO, "back on Redis")).hasSize(1);
+        assertThat(admissionLog(Level.WARN, "")).hasSize(1);
+    }
+
+    @Test
+    void aRedisThatDoesNotAnswerWithinTheTimeoutCountsAsDown() throws Exception {
+        startRedis();
+        Duration timeout = Duration.ofMillis(100);
+        Duration pause = Duration.ofSeconds(2);
+        AdmissionController controller = controller(AdmissionMode.STRICT, timeout);
+        AdmissionRule rule = new AdmissionRule(10, 10);
+        assertThat(admitted(controller, "k", rule, 2)).isEqualTo(2);
+
+        long pausedAt = System.nanoTime();
+        server.pause(pause);
+        AdmissionDecision decision = controller.admit(key("k"), rule, 1);
+        long waitedNanos = System.nanoTime() - pausedAt;
+        assertThat(decision.allowed()).isTrue();
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+        // Bounded by the 100 ms timeout, not by the 2 s pause; 900 ms of slack for a loaded machine.
+        assertThat(waitedNanos).isLessThan(Duration.ofSeconds(1).toNanos());
+
+        // While paused, the monitor's pings time out too: still local.
+        while (System.nanoTime() - pausedAt < pause.minusMillis(300).toNanos()) {
+            assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+            Thread.sleep(20);
+        }
+        long backNanos = await("back on Redis after the pause", Duration.ofSeconds(10),
+                () -> controller.backend() == AdmissionController.Backend.REDIS);
+        long sincePause = System.nanoTime() - pausedAt;
+        System.out.printf("Admission: paused Redis: failover after %.1f ms; back on Redis %.1f ms after the"
+                + " %d ms pause began%n", waitedNanos / 1e6, sincePause / 1e6, pause.toMillis());
+        assertThat(sincePause).as("not before the pause ends").isGreaterThan(pause.minusMillis(50).toNanos());
+        assertThat(backNanos).isPositive();
+        assertThat(controller.switchesToLocal()).isEqualTo(1);
+        assertThat(controller.switchesToRedis()).isEqualTo(1);
+        assertThat(admissionLog(Level.WARN, "failed")).hasSize(1);
+    }
+
+    @Test
+    void startsOnLocalBucketsWhenRedisIsDownAndSwitchesWhenItAnswers() throws Exception {
+        startRedis();
+        server.kill();
+        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT);
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+        assertThat(controller.switchesToLocal()).isEqualTo(1);
+        assertThat(admissionLog(Level.WARN, "does not answer")).hasSize(1);
+        AdmissionRule rule = new AdmissionRule(SLOW, 4);
+        assertThat(admitted(controller, "k", rule, 10)).isEqualTo(4);
+
+        server.restart();
+        long backNanos = await("on Redis", Duration.ofSeconds(10),
+                () -> controller.backend() == AdmissionController.Backend.REDIS);
+        System.out.printf("Admission: started without Redis; on Redis %.1f ms after it answered%n", backNanos / 1e6);
+        assertThat(controller.switchesToRedis()).isEqualTo(1);
+        assertThat(admitted(controller, "k", rule, 10)).as("Redis's own bucket").isEqualTo(4);
+        assertThat(shared("k", rule)).isCloseTo(0, within(0.01));
+    }
+
+    @Test
+    void batchedMirrorsTakeInWhatOthersConsumed() throws Exception {
+        startRedis();
+        AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
+        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+
+        // Another service takes 30 tokens from the shared bucket with the same script; this instance's
+        // fresh mirror does not know yet and admits 10, then its sync charges them and adopts the balance.
+        runScript("k", rule, 30, "take");
+        assertThat(admitted(controller, "k", rule, 10)).isEqualTo(10);
+        await("the mirror and Redis agree on 100 - 30 - 10", Duration.ofSeconds(5),
+                () -> Math.abs(shared("k", rule) - 60) < 0.01 && Math.abs(tokens(controller, "k", rule) - 60) < 0.01);
+        // The mirror (on the frozen injected clock) now admits exactly what is left in Redis.
+        assertThat(admitted(controller, "k", rule, 100)).isEqualTo(60);
+        await("Redis charged the 60", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule)) < 0.01);
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+        assertThat(controller.switchesToLocal()).isZero();
+    }
+
+    @Test
+    void batchedSyncChargesEveryControllersConsumptionToTheSharedBucket() throws Exception {
+        startRedis();
+        AdmissionController a = controller(AdmissionMode.BATCHED, TIMEOUT);
+        AdmissionController b = controller(AdmissionMode.BATCHED, TIMEOUT);
+        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+
+        assertThat(admitted(a, "k", rule, 30)).isEqualTo(30);
+        await("A's 30 charged", Duration.ofSeconds(5),
+                () -> Math.abs(shared("k", rule) - 70) < 0.01 && Math.abs(tokens(a, "k", rule) - 70) < 0.01);
+        assertThat(admitted(b, "k", rule, 20)).isEqualTo(20);
+        await("B's 20 charged", Duration.ofSeconds(5),
+                () -> Math.abs(shared("k", rule) - 50) < 0.01 && Math.abs(tokens(b, "k", rule) - 50) < 0.01);
+        // A mirror is refreshed when its instance has consumption to charge: A takes in B's 20 with its next.
+        assertThat(tokens(a, "k", rule)).isCloseTo(70, within(0.01));
+        assertThat(admitted(a, "k", rule, 1)).isEqualTo(1);
+        await("A sees B's consumption", Duration.ofSeconds(5),
+                () -> Math.abs(shared("k", rule) - 49) < 0.01 && Math.abs(tokens(a, "k", rule) - 49) < 0.01);
+
+        // Both spend their mirror (A 49, B still 50) before the other's charge reaches them: the documented
+        // excess, at most (N - 1) x (B + r x S), is charged to the shared bucket, which goes negative and
+        // refuses until the debt is refilled.
+        int byA = admitted(a, "k", rule, 100);
+        int byB = admitted(b, "k", rule, 100);
+        assertThat(byA).isEqualTo(49);
+        assertThat(byB).isEqualTo(50);
+        await("Redis charged both", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) + 50) < 0.01);
+        double bound = (2 - 1) * (rule.burst() + rule.ratePerSecond() * SYNC.toMillis() / 1000.0);
+        assertThat(byA + byB - 49).as("excess over the 49 tokens left").isLessThanOrEqualTo((int) bound);
+        await("the last to sync sees the debt", Duration.ofSeconds(5),
+                () -> Math.min(tokens(a, "k", rule), tokens(b, "k", rule)) < -49.99);
+        assertThat(a.admit(key("k"), rule, 1).allowed()).isFalse();
+        assertThat(b.admit(key("k"), rule, 1).allowed()).isFalse();
+        assertThat(a.switchesToLocal() + b.switchesToLocal()).isZero();
+    }
+
+    @Test
+    void batchedConsumptionAdmittedBeforeAnOutageIsChargedOnceAfterIt() throws Exception {
+        startRedis();
+        AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
+        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+        assertThat(admitted(controller, "k", rule, 5)).isEqualTo(5);
+        await("synced", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) - 95) < 0.01);
+
+        server.kill();
+        // Admitted from the mirror; the sync that tries to charge them fails and switches to local.
+        assertThat(admitted(controller, "k", rule, 10)).isEqualTo(10);
+        await("local after a failed sync", Duration.ofSeconds(5),
+                () -> controller.backend() == AdmissionController.Backend.LOCAL);
+        assertThat(controller.switchesToLocal()).isEqualTo(1);
+
+        server.restart(); // empty: the bucket starts full again
+        await("back on Redis", Duration.ofSeconds(10),
+                () -> controller.backend() == AdmissionController.Backend.REDIS);
+        await("the pending 10 charged", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) - 90) < 0.01);
+        Thread.sleep(SYNC.multipliedBy(4).toMillis()); // a few more syncs: nothing is charged twice
+        assertThat(shared("k", rule)).isCloseTo(90, within(0.01));
+        assertThat(controller.switchesToRedis()).isEqualTo(1);
+    }
+
+    @Test
+    void closingChargesWhatTheBatchedModeAdmittedSinceItsLastSync() throws Exception {
+        startRedis();
+        // A sync interval far longer than the test: only close() can charge.
+        AdmissionController controller = controller(server.uri(), AdmissionMode.BATCHED, TIMEOUT,
+                Duration.ofMinutes(1));
+        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+        assertThat(admitted(controller, "k", rule, 10)).isEqualTo(10);
+        assertThat(shared("k", rule)).as("nothing charged yet").isCloseTo(100, within(0.01));
+
+        controller.close();
+        assertThat(shared("k", rule)).isCloseTo(90, within(0.01));
+        controller.close(); // idempotent: nothing charged twice
+        assertThat(shared("k", rule)).isCloseTo(90, within(0.01));
+        assertThat(admissionLog(Level.WARN, "")).isEmpty();
+    }
+
+    @Test
+    void credentialsNeverShowInTheDescriptionOrTheLogs() throws Exception {
+        String password = "s3cret-Pa55word";
+        server = RedisServer.builder().user("shaper", password).start();
+        assertThat(server.uri()).contains(password);
+
+        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT);
+        AdmissionRule rule = new AdmissionRule(SLOW, 10);
+        assertThat(controller.backend()).as("authenticated").isEqualTo(AdmissionController.Backend.REDIS);
+        assertThat(admitted(controller, "k", rule, 1)).isEqualTo(1);
+        server.kill();
+        controller.admit(key("k"), rule, 1);
+        server.restart();
+        await("back on Redis", Duration.ofSeconds(10),
+                () -> controller.backend() == AdmissionController.Backend.REDIS);
+
+        // A wrong password: Redis refuses the connection; the refusal is logged, the password is not.
+        String wrong = "wr0ng-Pa55word";
+        AdmissionController refused = controller("redis://shaper:" + wrong + "@127.0.0.1:" + server.port(),
+                AdmissionMode.STRICT, TIMEOUT);
+        assertThat(refused.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+
+        try (RedisTokenBuckets buckets = new RedisTokenBuckets(server.uri(), TIMEOUT, PING)) {
+            assertThat(buckets.description()).isEqualTo("redis://127.0.0.1:" + server.port());
+        }
+        List<ILoggingEvent> events = events();
+        assertThat(events).isNotEmpty();
+        assertThat(admissionLog(Level.INFO, "redis://127.0.0.1:" + server.port())).isNotEmpty();
+        for (ILoggingEvent event : events) {
+            String text = event.getFormattedMessage() + throwableText(event.getThrowableProxy());
+            assertThat(text).doesNotContain(password).doesNotContain(wrong);
+        }
+    }
+
+    @Test
+    void tlsUrisParseAndAreDescribedWithoutCredentials() {
+        try (RedisTokenBuckets tls = new RedisTokenBuckets("rediss://user:t0p-secret@127.0.0.1:6390/2", TIMEOUT,
+                PING)) {
+            assertThat(tls.description()).isEqualTo("rediss://127.0.0.1:6390/2");
+        }
+        try (RedisTokenBuckets passwordOnly = new RedisTokenBuckets("rediss://:t0p-secret@redis.example:6380",
+                TIMEOUT, PING)) {
+            assertThat(passwordOnly.description()).isEqualTo("rediss://redis.example:6380");
+        }
+    }
+
+    private static String throwableText(IThrowableProxy proxy) {
+        StringBuilder text = new StringBuilder();
+        for (IThrowableProxy p = proxy; p != null; p = p.getCause()) {
+            text.append('\n').append(p.getClassName()).append(": ").append(p.getMessage());
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,369 @@
+package dev.shaper.internals.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.shaper.testsupport.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.SlotHash;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The token-bucket script against a real redis-server (its own, on a free port). Redis's clock (TIME) cannot be
+ * controlled, so time-dependent figures are checked against bounds derived from the elapsed time measured
+ * around the calls, or use rates so low that the refill during a test is negligible (0.001 token/s: under
+ * 0.01 token in 10 s).
+ */
+class TokenBucketScriptTest {
+
+    /** Rate at which refill during a test is negligible. */
+    private static final double SLOW = 0.001;
+    /** Ten years, the script's TTL ceiling, in ms. */
+    private static final long TEN_YEARS_MS = 315_360_000_000L;
+
+    private static RedisServer server;
+    private static RedisClient client;
+    private static StatefulRedisConnection<String, String> connection;
+    private static RedisCommands<String, String> redis;
+    private static RedisTokenBuckets buckets;
+    private static final AtomicInteger KEYS = new AtomicInteger();
+
+    @BeforeAll
+    static void startRedis() {
+        server = RedisServer.start();
+        client = RedisClient.create(server.uri());
+        connection = client.connect();
+        redis = connection.sync();
+        buckets = new RedisTokenBuckets(server.uri(), Duration.ofSeconds(2), Duration.ofMillis(100));
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (buckets != null) {
+            buckets.close();
+        }
+        if (client != null) {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** A fresh admission key per use, so that tests share the server without sharing buckets. */
+    private static String newKey() {
+        return "script-test-" + KEYS.incrementAndGet();
+    }
+
+    private static String bucket(String admissionKey) {
+        return new String(TokenBucketScript.bucketName(bytes(admissionKey)), StandardCharsets.UTF_8);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Runs the script directly, with the arguments as given (as another service would). */
+    private static TokenBucketScript.Result run(String admissionKey, Object rate, Object burst, Object cost,
+                                                String mode) {
+        List<Object> reply = redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+                new String[] {bucket(admissionKey)}, String.valueOf(rate), String.valueOf(burst), String.valueOf(cost),
+                mode);
+        return TokenBucketScript.parse(reply);
+    }
+
+    /** The balance now (a charge of 0 refills and changes nothing else). */
+    private static double balance(String admissionKey, double rate, double burst) {
+        return run(admissionKey, rate, burst, 0, "charge").tokensLeft();
+    }
+
+    private static double seconds(long nanos) {
+        return nanos / 1e9;
+    }
+
+    @Test
+    void aFreshBucketAllowsExactlyBurstUnitTakesThenRefuses() throws Exception {
+        String key = newKey();
+        AdmissionRule rule = new AdmissionRule(SLOW, 5);
+        for (int i = 1; i <= 5; i++) {
+            AdmissionDecision decision = buckets.take(bytes(key), rule, 1);
+            assertThat(decision.allowed()).as("take %d", i).isTrue();
+            assertThat(decision.tokensLeft()).isCloseTo(5 - i, within(0.01));
+        }
+        AdmissionDecision refused = buckets.take(bytes(key), rule, 1);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.tokensLeft()).isCloseTo(0, within(0.01));
+        // One token at 0.001/s: about 1000 s.
+        assertThat(refused.retryAfterMs()).isBetween(990_000L, 1_000_000L);
+    }
+
+    @Test
+    void aCostAboveOneTakesThatManyTokensOrNone() throws Exception {
+        String key = newKey();
+        AdmissionRule rule = new AdmissionRule(SLOW, 10);
+        assertThat(buckets.take(bytes(key), rule, 4).tokensLeft()).isCloseTo(6, within(0.01));
+        assertThat(buckets.take(bytes(key), rule, 4).tokensLeft()).isCloseTo(2, within(0.01));
+        AdmissionDecision refused = buckets.take(bytes(key), rule, 4);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.tokensLeft()).as("a refusal takes nothing").isCloseTo(2, within(0.01));
+        AdmissionDecision two = buckets.take(bytes(key), rule, 2);
+        assertThat(two.allowed()).isTrue();
+        assertThat(two.tokensLeft()).isCloseTo(0, within(0.01));
+    }
+
+    @Test
+    void aRefusalReportsTheWaitUntilCostTokensExist() {
+        String key = newKey();
+        // rate 10/s, burst 3: empty the bucket, then ask for 3 tokens: 300 ms minus what refilled meanwhile.
+        long before = System.nanoTime();
+        assertThat(run(key, 10, 3, 3, "take").allowed()).isTrue();
+        TokenBucketScript.Result refused = run(key, 10, 3, 3, "take");
+        long elapsedMicros = (System.nanoTime() - before) / 1000;
+
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.waitMicros()).isBetween(300_000 - elapsedMicros - 1, 300_000L);
+        // Exactly the script's formula applied to the balance it reports.
+        assertThat(refused.waitMicros()).isEqualTo((long) Math.ceil((3 - refused.tokensLeft()) * 1000000 / 10));
+        AdmissionDecision decision = refused.toDecision();
+        assertThat(decision.retryAfterMs()).isBetween(300 - elapsedMicros / 1000 - 1, 300L);
+    }
+
+    @Test
+    void theBucketRefillsAtItsRateOverTheElapsedTime() throws Exception {
+        String key = newKey();
+        double rate = 50;
+        long beforeTake = System.nanoTime();
+        assertThat(run(key, rate, 100, 100, "take").tokensLeft()).isLessThan(0.5);
+        long afterTake = System.nanoTime();
+
+        // Read the balance until 10 tokens (200 ms) have come back; every reading must match the time that
+        // passed between the take and the read, as far as this side can tell. 0.05 token = 1 ms of slack for
+        // the difference between Redis's clock (TIME) and System.nanoTime.
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        int readings = 0;
+        double tokens;
+        do {
+            Thread.sleep(20);
+            long beforeRead = System.nanoTime();
+            tokens = balance(key, rate, 100);
+            long afterRead = System.nanoTime();
+            readings++;
+            assertThat(tokens).as("reading %d", readings).isBetween(
+                    rate * seconds(beforeRead - afterTake) - 0.05, rate * seconds(afterRead - beforeTake) + 0.05);
+            assertThat(System.nanoTime()).as("10 tokens refilled in time").isLessThan(deadline);
+        } while (tokens < 10);
+        assertThat(readings).isGreaterThan(1);
+        assertThat(run(key, rate, 100, 10, "take").allowed()).isTrue();
+    }
+
+    @Test
+    void theRefillStopsAtTheBurst() throws Exception {
+        String key = newKey();
+        // rate 1000/s, burst 5: empty within 5 ms of refill, then full again; never above 5.
+        assertThat(run(key, 1000, 5, 5, "take").allowed()).isTrue();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        double tokens;
+        do {
+            Thread.sleep(5);
+            tokens = balance(key, 1000, 5);
+            assertThat(tokens).isLessThanOrEqualTo(5);
+            assertThat(System.nanoTime()).as("refilled in time").isLessThan(deadline);
+        } while (tokens < 5);
+        Thread.sleep(20); // 20 more tokens' worth of time
+        assertThat(balance(key, 1000, 5)).isEqualTo(5);
+    }
+
+    @Test
+    void chargeTakesWhateverTheBalanceAndMayGoNegative() throws Exception {
+        String key = newKey();
+        long before = System.nanoTime();
+        TokenBucketScript.Result charged = run(key, 1, 10, 25, "charge");
+        assertThat(charged.allowed()).isTrue();
+        assertThat(charged.waitMicros()).isZero();
+        assertThat(charged.tokensLeft()).isCloseTo(-15, within(0.001)); // a fresh bucket: no refill yet
+
+        TokenBucketScript.Result refused = run(key, 1, 10, 1, "take");
+        double elapsed = seconds(System.nanoTime() - before);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.tokensLeft()).isBetween(-15.0, -15 + elapsed);
+        // The debt and one token: 16 s at 1 token/s.
+        assertThat(refused.waitMicros()).isBetween((long) ((16 - elapsed) * 1e6) - 1, 16_000_000L);
+        // The key lives twice the time to refill from -15 to the burst: 2 x 25 s.
+        assertThat(redis.pttl(bucket(key))).isBetween(48_000L, 50_000L);
+
+        // Charges accumulate (what several instances report).
+        assertThat(run(key, 1, 10, 5, "charge").tokensLeft()).isBetween(-20.0, -20 + seconds(System.nanoTime() - before));
+    }
+
+    @ParameterizedTest(name = "rate {0}, burst {1} -> {2} ms")
+    @CsvSource({
+            "10, 100, 20000", // 10 s to fill
+            "0.001, 1, 2000000", // 1000 s to fill
+            "1, 1, 2000",
+            "1e6, 1, 1000", // 1 us to fill: the 1 s floor
+            "1e9, 1, 1000",
+            "1.7976931348623157E308, 1, 1000",
+            "1e-6, 1e9, " + TEN_YEARS_MS, // 1e15 s to fill: the ten-year ceiling
+            "1e-300, 1, " + TEN_YEARS_MS,
+            "4.9E-324, 1, " + TEN_YEARS_MS, // the smallest double
+            "1e-6, 1.7976931348623157E308, " + TEN_YEARS_MS,
+            "1e306, 1e306, 2000", // 1 s to fill, but 2000 x burst overflows a double
+    })
+    void theKeyExpiresAfterAboutTwiceTheFillTimeAndNeverAtOnce(double rate, double burst, long expectedMs)
+            throws Exception {
+        String key = newKey();
+        AdmissionDecision decision = buckets.take(bytes(key), new AdmissionRule(rate, burst), 1);
+        assertThat(decision.allowed()).isTrue();
+        long pttl = redis.pttl(bucket(key));
+        assertThat(pttl).as("PTTL").isPositive().isBetween(expectedMs - 1000, expectedMs);
+    }
+
+    @Test
+    void bucketNamesCarryTheAdmissionKeyAsAClusterHashTag() throws Exception {
+        byte[] admissionKey = bytes("tenant-42");
+        byte[] name = TokenBucketScript.bucketName(admissionKey);
+        assertThat(new String(name, StandardCharsets.UTF_8)).isEqualTo("shaper:tb:{tenant-42}");
+        assertThat(SlotHash.getSlot(name)).isEqualTo(SlotHash.getSlot(admissionKey));
+
+        // Keys are bytes: a binary admission key keeps its bytes inside the braces.
+        byte[] binary = {(byte) 0xff, 0, 'x'};
+        byte[] binaryName = TokenBucketScript.bucketName(binary);
+        assertThat(binaryName).startsWith(bytes("shaper:tb:{")).endsWith((byte) 0xff, (byte) 0, (byte) 'x', (byte) '}');
+
+        String key = newKey();
+        buckets.take(bytes(key), new AdmissionRule(SLOW, 3), 1);
+        assertThat(redis.exists("shaper:tb:{" + key + "}")).isEqualTo(1);
+        assertThat(redis.hgetall("shaper:tb:{" + key + "}")).containsOnlyKeys("tokens", "ts");
+        assertThat(redis.type("shaper:tb:{" + key + "}")).isEqualTo("hash");
+    }
+
+    @ParameterizedTest(name = "rate {0}, burst {1}, cost {2}, mode {3}")
+    @CsvSource(delimiter = '|', value = {
+            "0     | 10  | 1  | take   | rate must be a number > 0, got 0",
+            "-1    | 10  | 1  | take   | rate must be a number > 0, got -1",
+            "abc   | 10  | 1  | take   | rate must be a number > 0, got abc",
+            "inf   | 10  | 1  | take   | rate must be a number > 0, got inf",
+            "nan   | 10  | 1  | take   | rate must be a number > 0, got nan",
+            "''    | 10  | 1  | take   | rate must be a number > 0, got ",
+            "10    | 0.5 | 1  | take   | burst must be a number >= 1, got 0.5",
+            "10    | inf | 1  | take   | burst must be a number >= 1, got inf",
+            "10    | x   | 1  | take   | burst must be a number >= 1, got x",
+            "10    | 10  | -1 | take   | cost must be a number >= 0, got -1",
+            "10    | 10  | 1e999 | take | cost must be a number >= 0, got 1e999",
+            "10    | 10  | 1  | steal  | mode must be take or charge, got steal",
+            "10    | 10  | 1  | TAKE   | mode must be take or charge, got TAKE",
+    })
+    void invalidArgumentsGiveAClearRedisError(String rate, String burst, String cost, String mode, String message) {
+        String key = newKey();
+        assertThatThrownBy(() -> run(key, rate, burst, cost, mode))
+                .isInstanceOf(RedisCommandExecutionException.class)
+                .hasMessageContaining("ERR token-bucket: " + message);
+        assertThat(redis.exists(bucket(key))).as("nothing written").isZero();
+    }
+
+    @Test
+    void aMissingArgumentGivesAClearRedisError() {
+        String key = newKey();
+        assertThatThrownBy(() -> redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+                new String[] {bucket(key)}, "10", "10", "1"))
+                .isInstanceOf(RedisCommandExecutionException.class)
+                .hasMessageContaining("ERR token-bucket: mode must be take or charge, got nil");
+    }
+
+    @Test
+    void takeReloadsTheScriptAfterScriptFlush() throws Exception {
+        String key = newKey();
+        AdmissionRule rule = new AdmissionRule(SLOW, 10);
+        assertThat(buckets.take(bytes(key), rule, 1).tokensLeft()).isCloseTo(9, within(0.01));
+
+        assertThat(server.call("SCRIPT", "FLUSH")).isEqualTo("OK");
+        assertThat(redis.scriptExists(TokenBucketScript.SHA)).containsExactly(false);
+
+        AdmissionDecision afterFlush = buckets.take(bytes(key), rule, 1);
+        assertThat(afterFlush.allowed()).isTrue();
+        assertThat(afterFlush.tokensLeft()).as("taken once, not twice").isCloseTo(8, within(0.01));
+        assertThat(redis.scriptExists(TokenBucketScript.SHA)).containsExactly(true);
+    }
+
+    @Test
+    void chargeReloadsTheScriptAfterScriptFlushAndChargesEachKeyOnce() throws Exception {
+        String first = newKey();
+        String second = newKey();
+        String third = newKey();
+        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+        assertThat(buckets.charge(List.of(new RedisTokenBuckets.Charge(bytes(first), rule, 1))))
+                .singleElement().satisfies(b -> assertThat(b).isCloseTo(99, within(0.01)));
+
+        assertThat(server.call("SCRIPT", "FLUSH")).isEqualTo("OK");
+
+        List<Double> balances = buckets.charge(List.of(
+                new RedisTokenBuckets.Charge(bytes(first), rule, 5),
+                new RedisTokenBuckets.Charge(bytes(second), rule, 7),
+                new RedisTokenBuckets.Charge(bytes(third), rule, 150)));
+        assertThat(balances).hasSize(3);
+        assertThat(balances.get(0)).isCloseTo(94, within(0.01));
+        assertThat(balances.get(1)).isCloseTo(93, within(0.01));
+        assertThat(balances.get(2)).isCloseTo(-50, within(0.01));
+        // What Redis holds, read by another client: each key charged exactly once.
+        assertThat(balance(first, SLOW, 100)).isCloseTo(94, within(0.01));
+        assertThat(balance(second, SLOW, 100)).isCloseTo(93, within(0.01));
+        assertThat(balance(third, SLOW, 100)).isCloseTo(-50, within(0.01));
+        assertThat(redis.scriptExists(TokenBucketScript.SHA)).containsExactly(true);
+    }
+
+    @Test
+    void timeHasMicrosecondResolution() {
+        // 100 000 tokens/s is 0.1 token per microsecond. With millisecond time, every balance would be a
+        // multiple of 100 tokens; with microseconds it is a multiple of 0.1 token.
+        String key = newKey();
+        double rate = 100_000;
+        double burst = 100_000; // 1 s to fill: the readings below stay far from the cap
+        long before = System.nanoTime();
+        assertThat(run(key, rate, burst, burst, "take").allowed()).isTrue();
+        List<Double> readings = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            TokenBucketScript.Result refused = run(key, rate, burst, burst, "take");
+            double elapsedMicros = (System.nanoTime() - before) / 1000.0;
+            assertThat(refused.allowed()).isFalse();
+            double tokens = refused.tokensLeft();
+            assertThat(tokens).isPositive().isLessThanOrEqualTo(0.1 * elapsedMicros + 0.1);
+            assertThat(tokens * 10).as("whole microseconds of refill").isCloseTo(Math.rint(tokens * 10),
+                    within(1e-6));
+            assertThat(refused.waitMicros()).isEqualTo((long) Math.ceil((burst - tokens) * 1000000 / rate));
+            readings.add(tokens);
+        }
+        assertThat(readings).as("consecutive calls refill fractions of a millisecond's worth")
+                .isSorted()
+                .anySatisfy(tokens -> assertThat(tokens % 100).isNotCloseTo(0, within(1e-6)));
+    }
+
+    @Test
+    void theWaitIsCappedAtTenYearsInsteadOfOverflowing() throws Exception {
+        // rate 1e-6/s, burst 1e9: an empty bucket needs 1e15 s for 1e9 tokens (1e21 us, more than a long holds).
+        String key = newKey();
+        AdmissionRule rule = new AdmissionRule(1e-6, 1e9);
+        assertThat(buckets.take(bytes(key), rule, 1e9).allowed()).isTrue();
+        AdmissionDecision refused = buckets.take(bytes(key), rule, 1e9);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfterMs()).as("retry after (ms)").isEqualTo(TEN_YEARS_MS);
+
+        // At the smallest positive rate the wait is infinite: capped too.
+        TokenBucketScript.Result infinite = run(newKey(), Double.MIN_VALUE, 2, 3, "take");
+        assertThat(infinite.allowed()).isFalse();
+        assertThat(infinite.waitMicros()).isEqualTo(TEN_YEARS_MS * 1000);
+    }
+}
