@@ -170,6 +170,23 @@ class AdmissionTopologyTest {
     }
 
     @Test
+    void shouldKeepARecordAdmissibleLocallyWhenItsCostExceedsTheLocalShareOfTheBurst() {
+        admission.setLiveInstances(() -> 4);
+        try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "40",
+                ShaperConfig.ADMISSION_BURST_CONFIG, "40"), null, admission)) {
+            // Given: this instance's share is 10/s with a burst of 10, yet the shared bucket holds up to 40
+            // When: two records of cost 20 arrive
+            shaper.send("k", "first", cost("20"));
+            shaper.send("k", "second", cost("20"));
+            // Then: the first is admitted from a full local bucket; the second waits for 20 tokens at 10/s
+            assertThat(values(shaper.readShaped())).containsExactly("first");
+            List<TestRecord<byte[], byte[]>> rejected = shaper.readRejected();
+            assertThat(header(rejected.get(0), ShaperHeaders.REASON)).isEqualTo("RATE_LIMITED");
+            assertThat(header(rejected.get(0), ShaperHeaders.RETRY_AFTER_MS)).isEqualTo("2000");
+        }
+    }
+
+    @Test
     void shouldLeaveTheAdmissionStageOutWhenNoKeyHasALimit() {
         ShaperConfig config = new ShaperConfig(settings());
         RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());

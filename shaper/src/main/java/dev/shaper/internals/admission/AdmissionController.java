@@ -103,7 +103,7 @@ public final class AdmissionController implements AutoCloseable {
                 switchToLocal(e);
             }
         }
-        return local.tryTake(admissionKey, rule.share(liveInstances()), cost, now);
+        return local.tryTake(admissionKey, localShare(rule, cost), cost, now);
     }
 
     public Backend backend() {
@@ -120,6 +120,15 @@ public final class AdmissionController implements AutoCloseable {
 
     public long switchesToRedis() {
         return switchesToRedis.get();
+    }
+
+    /**
+     * This instance's share of {@code rule} while admitting locally. The burst is never below the record's
+     * cost: a record the shared bucket could admit (cost up to its burst) must stay admissible in an outage.
+     */
+    private AdmissionRule localShare(AdmissionRule rule, long cost) {
+        AdmissionRule share = rule.share(liveInstances());
+        return share.burst() >= cost ? share : new AdmissionRule(share.ratePerSecond(), cost);
     }
 
     /** The live shaper instances as last counted. */
