@@ -39,6 +39,7 @@ public final class AdmissionController implements AutoCloseable {
     private final AtomicBoolean onRedis = new AtomicBoolean();
     private final AtomicLong switchesToLocal = new AtomicLong();
     private final AtomicLong switchesToRedis = new AtomicLong();
+    private final AtomicLong lastUnusableLogNanos = new AtomicLong(Long.MIN_VALUE / 2);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ScheduledExecutorService background;
     private volatile IntSupplier liveInstances = () -> 1;
@@ -101,6 +102,9 @@ public final class AdmissionController implements AutoCloseable {
                 return redis.take(admissionKey, rule, cost);
             } catch (RedisUnavailableException e) {
                 switchToLocal(e);
+            } catch (BucketUnusableException e) {
+                unusableBucket(e);
+                return local.tryTake(admissionKey, localShare(rule, cost), cost, now);
             }
         }
         return local.tryTake(admissionKey, localShare(rule, cost), cost, now);
@@ -141,6 +145,15 @@ public final class AdmissionController implements AutoCloseable {
             cachedLiveInstances = Math.max(1, liveInstances.getAsInt());
         } catch (RuntimeException e) {
             // Kafka Streams not running yet (or any more): keep the last count
+        }
+    }
+
+    /** Logs an unusable bucket at most once a minute: a busy key must not flood the log. */
+    private void unusableBucket(BucketUnusableException e) {
+        long now = nanoTime.getAsLong();
+        long last = lastUnusableLogNanos.get();
+        if (now - last >= 60_000_000_000L && lastUnusableLogNanos.compareAndSet(last, now)) {
+            LOG.error("Admission: {}; that key is admitted from a local bucket until the key is fixed", e.getMessage());
         }
     }
 

@@ -87,6 +87,9 @@ final class BatchedTokenBuckets {
         for (int i = 0; i < touched.size(); i++) {
             Mirror mirror = touched.get(i);
             synchronized (mirror) {
+                if (Double.isNaN(balances.get(i))) {
+                    continue; // the bucket's key is unusable in Redis: this key stays on its local mirror
+                }
                 // What was admitted here while the charge was on its way is not in the shared balance yet.
                 mirror.bucket.reset(balances.get(i) - mirror.unsynced, nowNanos);
             }

@@ -3,6 +3,7 @@ package dev.shaper.internals.admission;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -14,6 +15,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +64,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     /** Takes {@code cost} tokens from the shared bucket if enough exist (the strict mode). */
     public AdmissionDecision take(byte[] admissionKey, AdmissionRule rule, double cost)
-            throws RedisUnavailableException {
+            throws RedisUnavailableException, BucketUnusableException {
         byte[][] keys = {TokenBucketScript.bucketName(admissionKey)};
         byte[][] args = TokenBucketScript.args(rule, cost, TokenBucketScript.Mode.TAKE);
         try {
@@ -74,6 +76,12 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 reply = c.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, keys, args);
             }
             return TokenBucketScript.parse(reply).toDecision();
+        } catch (RedisCommandExecutionException e) {
+            if (BucketUnusableException.isWrongType(e.getMessage())) {
+                throw new BucketUnusableException("Redis key " + new String(keys[0], StandardCharsets.UTF_8)
+                        + " is not a token bucket: " + e.getMessage(), e);
+            }
+            throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
         } catch (RedisException | IllegalStateException e) {
             throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
         }
@@ -85,7 +93,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     /**
      * Charges what was admitted locally to the shared buckets, all in one pipelined round trip, and returns
-     * each bucket's balance afterwards (which includes what other instances and services consumed).
+     * each bucket's balance afterwards (which includes what other instances and services consumed), or NaN for a
+     * bucket whose key holds another type of value.
      *
      * <p>Redis answers NOSCRIPT to an EVALSHA it cannot run (after a restart or {@code SCRIPT FLUSH}); only
      * those charges are sent again, the first with the script's source, which loads it: a charge that did run
@@ -118,7 +127,9 @@ public final class RedisTokenBuckets implements AutoCloseable {
             }
             List<Double> balances = new ArrayList<>(replies.size());
             for (RedisFuture<List<Object>> reply : replies) {
-                balances.add(TokenBucketScript.parse(reply.get()).tokensLeft());
+                // A key of the wrong type spoils only its own bucket: NaN, and the mirror stays local.
+                balances.add(BucketUnusableException.isWrongType(reply.getError()) ? Double.NaN
+                        : TokenBucketScript.parse(reply.get()).tokensLeft());
             }
             return balances;
         } catch (RedisException | IllegalStateException e) {

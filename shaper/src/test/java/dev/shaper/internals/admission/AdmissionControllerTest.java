@@ -93,6 +93,31 @@ class AdmissionControllerTest {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
+    @Test
+    void shouldDecideLocallyForABucketKeyOfTheWrongTypeWithoutLeavingRedis() throws Exception {
+        startRedis();
+        // Given: something else wrote a plain string where the bucket of "bad" would live
+        server.call("SET", "shaper:tb:{bad}", "not a bucket");
+        AdmissionRule rule = new AdmissionRule(SLOW, 2);
+        for (AdmissionMode mode : AdmissionMode.values()) {
+            AdmissionController controller = controller(mode, TIMEOUT);
+            // When: records of "bad" and of a healthy key arrive
+            int bad = admitted(controller, "bad", rule, 5);
+            int good = admitted(controller, "good-" + mode, rule, 5);
+            if (mode == AdmissionMode.BATCHED) {
+                // the sync that charges "good" charges "bad" in the same pipeline
+                await("the batched sync charged good", Duration.ofSeconds(5),
+                        () -> shared("good-" + mode, rule) < 1);
+            }
+            // Then: "bad" is limited by a local bucket, the others stay on Redis, and nothing switched
+            assertThat(bad).as(mode + " bad").isEqualTo(2);
+            assertThat(good).as(mode + " good").isEqualTo(2);
+            assertThat(controller.backend()).as(mode.name()).isEqualTo(AdmissionController.Backend.REDIS);
+            assertThat(controller.switchesToLocal()).as(mode.name()).isZero();
+        }
+        assertThat(server.call("GET", "shaper:tb:{bad}")).isEqualTo("not a bucket");
+    }
+
     /** Admits {@code times} unit-cost records and returns how many were allowed. */
     private static int admitted(AdmissionController controller, String key, AdmissionRule rule, int times) {
         int allowed = 0;
