@@ -205,6 +205,9 @@ public final class ShaperConfig extends AbstractConfig {
         Properties props = new Properties();
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, OversizedRecordHandler.class.getName());
+        // An idle stream thread blocks in poll() for poll.ms, which delays punctuations by as much (Kafka's
+        // default is 100 ms): the release ticks must not be that late.
+        props.put(StreamsConfig.POLL_MS_CONFIG, "10");
         // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
         props.put("processing.exception.handler.global.enabled", "true");
         props.putAll(streamsSettings);

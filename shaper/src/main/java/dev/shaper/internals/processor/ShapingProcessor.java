@@ -115,6 +115,12 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
         }
+        if (!scan.entries().isEmpty()) {
+            // Under exactly-once, consumers see records when the transaction commits. Committing right after
+            // a release makes what this tick released visible together and on time, instead of at a commit
+            // that falls anywhere between two ticks, which would blur the rate seen downstream.
+            context.commit();
+        }
         // Everything before the scan's end is gone. Arrivals from now on get dues >= now, so a scan that
         // ran through may start at "now" next time; one the total cap cut short resumes where it stopped.
         scanFloor = scan.stoppedAt() != null ? scan.stoppedAt() : ScheduleKeys.lowerBound(now);
