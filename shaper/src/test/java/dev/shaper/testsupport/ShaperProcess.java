@@ -1,0 +1,94 @@
+package dev.shaper.testsupport;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The shaper as a separate JVM, started from the fat jar the way it is deployed
+ * ({@code java -cp shaper.jar dev.shaper.ShaperApplication settings.properties}), so that a test can kill
+ * it outright. Its stdout and stderr are appended to a log file for diagnosis. Environment variables that
+ * the shaper would read as overrides ({@code SHAPER_*}, {@code STREAMS_*}) are not passed on, so the
+ * settings file alone decides.
+ */
+public final class ShaperProcess implements AutoCloseable {
+
+    /** The fat jar; {@code -Dshaper.jar=...} overrides the default {@code target/shaper.jar} of the module. */
+    public static Path jar() {
+        Path jar = Path.of(System.getProperty("shaper.jar", "target/shaper.jar")).toAbsolutePath();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " does not exist; it is built in the package phase, so run this"
+                    + " test with 'mvn verify' (failsafe), or pass -Dshaper.jar=path/to/shaper.jar");
+        }
+        return jar;
+    }
+
+    private final Process process;
+    private final String name;
+
+    private ShaperProcess(Process process, String name) {
+        this.process = process;
+        this.name = name;
+    }
+
+    /**
+     * Starts the shaper with {@code settingsFile}, appending its output to {@code logFile} after a line that
+     * names this start.
+     */
+    public static ShaperProcess start(String name, Path settingsFile, Path logFile) throws IOException {
+        Files.createDirectories(logFile.toAbsolutePath().getParent());
+        Files.writeString(logFile, "===== " + Instant.now() + " starting shaper process '" + name + "'\n",
+                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder builder = new ProcessBuilder(List.of(java.toString(), "-Xmx256m",
+                "-cp", jar().toString(), "dev.shaper.ShaperApplication", settingsFile.toAbsolutePath().toString()));
+        builder.environment().keySet().removeIf(k -> k.startsWith("SHAPER_") || k.startsWith("STREAMS_"));
+        builder.redirectErrorStream(true);
+        builder.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        return new ShaperProcess(builder.start(), name);
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** The exit code, or null while it runs. */
+    public Integer exitCode() {
+        return process.isAlive() ? null : process.exitValue();
+    }
+
+    /**
+     * Kills the process without warning (SIGKILL on Linux: no shutdown hook, no clean close of Kafka Streams)
+     * and waits until it is gone.
+     */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("shaper process '" + name + "' (pid " + pid()
+                    + ") still alive 30 s after SIGKILL");
+        }
+    }
+
+    /** Kills the process if it still runs. */
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "shaper process '" + name + "' (pid " + pid() + (isAlive() ? ", running)" : ", exited " + exitCode()
+                + ")");
+    }
+}
