@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeSet;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -208,6 +209,9 @@ public final class ShaperConfig extends AbstractConfig {
         // An idle stream thread blocks in poll() for poll.ms, which delays punctuations by as much (Kafka's
         // default is 100 ms): the release ticks must not be that late.
         props.put(StreamsConfig.POLL_MS_CONFIG, "10");
+        // Kafka Streams' producer lingers 100 ms to batch; released records must reach the output topic when
+        // they are released, not up to 100 ms later in a clump. A tick's release still travels as one batch.
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), "5");
         // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
         props.put("processing.exception.handler.global.enabled", "true");
         props.putAll(streamsSettings);

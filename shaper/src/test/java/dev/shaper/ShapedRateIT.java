@@ -86,7 +86,9 @@ class ShapedRateIT {
     @Timeout(120)
     void shouldReleaseEachKeyAtTheRateInOrderExactlyOnceWhenABurstArrives(@TempDir Path stateDir) throws Exception {
         // Given
-        broker.createTopics(PARTITIONS, "rate-in", "rate-out", "rate-rejected");
+        broker.createTopics(PARTITIONS, "rate-in", "rate-rejected");
+        // The output topic records when each record reached it: the arrival the rate bounds are about.
+        broker.createTopics(PARTITIONS, KafkaBroker.APPEND_TIME, "rate-out");
         ShaperConfig config = new ShaperConfig(settings(stateDir));
         Map<String, Object> streamsProps = new HashMap<>();
         config.streamsProperties().forEach((k, v) -> streamsProps.put(String.valueOf(k), v));

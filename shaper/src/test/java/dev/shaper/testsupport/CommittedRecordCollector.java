@@ -17,6 +17,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -112,8 +113,9 @@ public final class CommittedRecordCollector implements AutoCloseable {
                 queuedMs = null;
             }
         }
-        return new CollectedRecord(topic, r.key(), id, arrival, queuedMs, header(r, ShaperHeaders.REASON),
-                malformed);
+        Long appendedAt = r.timestampType() == TimestampType.LOG_APPEND_TIME ? r.timestamp() : null;
+        return new CollectedRecord(topic, r.key(), id, arrival, appendedAt, queuedMs,
+                header(r, ShaperHeaders.REASON), malformed);
     }
 
     private static String header(ConsumerRecord<?, ?> r, String name) {

@@ -24,6 +24,9 @@ public final class KafkaBroker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
     private static final String IMAGE = "apache/kafka:4.1.0";
 
+    /** Topic config that stamps each record with the time the broker appended it. */
+    public static final Map<String, String> APPEND_TIME = Map.of("message.timestamp.type", "LogAppendTime");
+
     private final AutoCloseable resource;
     private final String bootstrapServers;
 
@@ -76,9 +79,18 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** Creates topics with {@code partitions} partitions each, replication factor 1. */
     public void createTopics(int partitions, String... names) {
+        createTopics(partitions, Map.of(), names);
+    }
+
+    /**
+     * Creates topics with {@code partitions} partitions each, replication factor 1 and these topic configs.
+     * The shaper's tests give output topics {@link #APPEND_TIME} to see when records reached the topic.
+     */
+    public void createTopics(int partitions, Map<String, String> configs, String... names) {
         try (Admin admin = admin()) {
             admin.createTopics(java.util.Arrays.stream(names)
-                    .map(n -> new NewTopic(n, partitions, (short) 1)).toList()).all().get(60, TimeUnit.SECONDS);
+                    .map(n -> new NewTopic(n, partitions, (short) 1).configs(configs)).toList())
+                    .all().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IllegalStateException("cannot create topics " + List.of(names), e);
         }

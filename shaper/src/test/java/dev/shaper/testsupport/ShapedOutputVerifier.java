@@ -87,11 +87,16 @@ public final class ShapedOutputVerifier {
                 orderViolations, window, keys);
     }
 
+    /** Arrival is the broker's append time when every record of the key has one, the poll time otherwise. */
     private static KeyArrivals arrivals(String key, List<CollectedRecord> list, Duration window) {
-        long[] times = list.stream().mapToLong(CollectedRecord::arrivalNanos).toArray();
+        long[] polled = list.stream().mapToLong(CollectedRecord::arrivalNanos).toArray();
+        boolean appended = list.stream().allMatch(r -> r.appendedAtMs() != null);
+        long[] times = appended ? list.stream().mapToLong(r -> r.appendedAtMs() * 1_000_000L).toArray() : polled;
         long maxQueued = list.stream().mapToLong(r -> r.queuedMs() == null ? -1 : r.queuedMs()).max().orElse(-1);
         long spanMs = (times[times.length - 1] - times[0]) / 1_000_000;
         return new KeyArrivals(key, times.length, ArrivalStats.fittedRatePerSecond(times),
-                ArrivalStats.maxInWindow(times, window.toNanos()), spanMs, maxQueued);
+                ArrivalStats.maxInWindow(times, window.toNanos()), spanMs, maxQueued,
+                appended ? "broker append time" : "consumer poll time",
+                ArrivalStats.maxInWindow(polled, window.toNanos()));
     }
 }

@@ -4,6 +4,7 @@ import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.Arrival;
+import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.shaping.TotalRateLimiter;
@@ -12,7 +13,10 @@ import dev.shaper.internals.store.KeyStateStore;
 import dev.shaper.internals.store.QueuedRecord;
 import dev.shaper.internals.store.ScheduleKeys;
 import dev.shaper.internals.store.ScheduleStore;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -36,6 +40,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
 
     private final Settings settings;
     private final RuleBook rules;
+    private final long tickNanos;
 
     private ProcessorContext<byte[], byte[]> context;
     private ScheduleStore schedule;
@@ -48,6 +53,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     public ShapingProcessor(Settings settings, RuleBook rules) {
         this.settings = settings;
         this.rules = rules;
+        this.tickNanos = settings.tickMs() * 1_000_000L;
     }
 
     @Override
@@ -93,7 +99,11 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         }
     }
 
-    /** The punctuator: releases, in due order, every queued record that has fallen due, as the total cap allows. */
+    /**
+     * The punctuator: releases, in due order, the queued records that have fallen due, as each key's release
+     * schedule and the total cap allow. A key whose release schedule holds it back keeps its due records for
+     * a later tick; the scan goes on with the other keys. The total cap stops the scan.
+     */
     private void release(long wallNow) {
         long before = clock.current();
         long now = clock.advance(wallNow);
@@ -101,29 +111,54 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         keyStates.setVirtualNow(now);
         keyStates.saveVirtualTime(now);
 
-        ScheduleStore.Scan scan = schedule.scan(scanFloor, ScheduleKeys.lowerBound(now + 1),
-                entry -> total.tryRelease(now, step, QueuedRecord.costOf(entry.value)));
-        for (KeyValue<Bytes, byte[]> entry : scan.entries()) {
+        List<KeyValue<Bytes, byte[]>> released = new ArrayList<>();
+        Set<Bytes> heldBack = new HashSet<>();
+        Bytes[] firstHeldBack = {null};
+        Bytes stoppedAt = schedule.scan(scanFloor, ScheduleKeys.lowerBound(now + 1), entry -> {
+            byte[] key = ScheduleKeys.recordKey(entry.key);
+            Bytes keyBytes = Bytes.wrap(key);
+            if (heldBack.contains(keyBytes)) {
+                return true; // FIFO: once a key is held back, so are its later records
+            }
+            long cost = QueuedRecord.costOf(entry.value);
+            KeyStateStore.Slot slot = keyStates.slot(key);
+            ShapingRule rule = rules.ruleFor(key);
+            KeyState after = LeakyBucket.release(slot.state(), rule, now, LeakyBucket.releaseTolerance(rule, tickNanos),
+                    cost, 0);
+            if (after == null) {
+                heldBack.add(keyBytes);
+                if (firstHeldBack[0] == null) {
+                    firstHeldBack[0] = entry.key;
+                }
+                return true;
+            }
+            if (!total.tryRelease(now, step, cost)) {
+                return false;
+            }
+            // Stored bytes are settled below, once the record is decoded; the release schedule moves now, so
+            // that the key's next due record in this scan sees it.
+            slot.update(after);
+            released.add(entry);
+            return true;
+        });
+        for (KeyValue<Bytes, byte[]> entry : released) {
             byte[] key = ScheduleKeys.recordKey(entry.key);
             QueuedRecord queued = QueuedRecord.decode(entry.value);
             schedule.delete(entry.key);
             KeyStateStore.Slot slot = keyStates.slot(key);
-            slot.update(slot.state().withReleased(queued.cost(),
-                    QueuedRecord.storedSize(key, queued.value(), queued.headers())));
+            KeyState state = slot.state();
+            long bytes = QueuedRecord.storedSize(key, queued.value(), queued.headers());
+            slot.update(new KeyState(state.tatNanos(), state.queuedRecords(), state.queuedUnits(),
+                    Math.max(0, state.queuedBytes() - bytes), state.releaseTatNanos()));
             Rejections.set(queued.headers(), ShaperHeaders.QUEUED_MS,
                     Long.toString(Math.max(0, wallNow - queued.enqueuedWallMs())));
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
         }
-        if (!scan.entries().isEmpty()) {
-            // Under exactly-once, consumers see records when the transaction commits. Committing right after
-            // a release makes what this tick released visible together and on time, instead of at a commit
-            // that falls anywhere between two ticks, which would blur the rate seen downstream.
-            context.commit();
-        }
-        // Everything before the scan's end is gone. Arrivals from now on get dues >= now, so a scan that
-        // ran through may start at "now" next time; one the total cap cut short resumes where it stopped.
-        scanFloor = scan.stoppedAt() != null ? scan.stoppedAt() : ScheduleKeys.lowerBound(now);
+        // Everything before the scan's end that was not held back is gone. Arrivals from now on get dues >= now,
+        // so the next scan starts at the first record held back, where the total cap stopped, or at "now".
+        Bytes floor = stoppedAt != null ? stoppedAt : ScheduleKeys.lowerBound(now);
+        scanFloor = firstHeldBack[0] != null && firstHeldBack[0].compareTo(floor) < 0 ? firstHeldBack[0] : floor;
         keyStates.evictIdle(now, EVICTION_SCAN_PER_TICK);
     }
 

@@ -32,7 +32,8 @@ public final class LeakyBucket {
         long due = Math.max(state.tatNanos(), nowNanos);
         long nextTat = saturatedAdd(due, rule.intervalNanos(cost));
         if (state.queuedRecords() == 0 && mayPassNow && due - ARRIVAL_TOLERANCE_NANOS <= nowNanos) {
-            return new Arrival.Pass(new KeyState(nextTat, 0, 0, 0));
+            // A record that leaves now is a release too: the release side continues from its slot.
+            return new Arrival.Pass(new KeyState(nextTat, 0, 0, 0, nextTat));
         }
         if (state.queuedRecords() >= rule.maxQueue()) {
             long headDue = state.tatNanos() - rule.intervalNanos(state.queuedUnits());
@@ -48,6 +49,36 @@ public final class LeakyBucket {
                             + " ms");
         }
         return new Arrival.Enqueue(due, state.withEnqueued(nextTat, cost, bytes));
+    }
+
+    /**
+     * The release side: whether a queued record that is due may leave at {@code nowNanos}, and the key's state
+     * if it does ({@code null} if it must wait for a later tick).
+     *
+     * <p>Dues alone would let a key release everything that fell due while the release was late (a slow
+     * commit, a GC pause) in one go. So releases also pass a GCRA of their own: a release is allowed when the
+     * key's release schedule is at most {@code toleranceNanos} ahead of now, and each release moves that
+     * schedule by {@code cost / rate}. In any window of length W a key then releases at most
+     * {@code rate x (W + tolerance) + 1} units; see {@link #releaseTolerance}.
+     */
+    public static KeyState release(KeyState state, ShapingRule rule, long nowNanos, long toleranceNanos, long cost,
+                                   long bytes) {
+        if (state.releaseTatNanos() > nowNanos + toleranceNanos) { // not "tat - tolerance": MIN_VALUE would wrap
+            return null;
+        }
+        long next = saturatedAdd(Math.max(state.releaseTatNanos(), nowNanos), rule.intervalNanos(cost));
+        return state.withReleased(cost, bytes).withReleaseTat(next);
+    }
+
+    /**
+     * How far ahead of its release schedule a key may release. A tick that covers more than one record's
+     * interval must release all of them, so the tolerance is at least a tick; when records are further apart
+     * than a tick, it is up to one interval (at most two ticks), so one late tick costs no rate while no
+     * window of W holds more than {@code rate x W + 1} records for whole {@code rate x W}.
+     */
+    public static long releaseTolerance(ShapingRule rule, long tickNanos) {
+        long interval = rule.intervalNanos(1);
+        return interval <= tickNanos ? tickNanos : Math.min(interval, 2 * tickNanos);
     }
 
     /** Whole milliseconds, rounded up, never below one: a retry sooner than the wait cannot succeed. */

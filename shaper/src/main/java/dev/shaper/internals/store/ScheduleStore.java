@@ -1,8 +1,6 @@
 package dev.shaper.internals.store;
 
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -47,21 +45,12 @@ public final class ScheduleStore extends WriteBehindStore {
     }
 
     /**
-     * What a {@link #scan} found.
+     * Shows {@code visitor} the entries from {@code from} to {@code to} (both inclusive) in key order, until
+     * it returns false. The visitor must not change this store; it may collect what it wants to change.
      *
-     * @param entries   the accepted entries, in key order
-     * @param stoppedAt the key of the entry that ended the scan, or null if the range was exhausted
+     * @return the key of the entry the visitor stopped at, or null if the range was exhausted
      */
-    public record Scan(List<KeyValue<Bytes, byte[]>> entries, Bytes stoppedAt) {
-    }
-
-    /**
-     * The entries from {@code from} to {@code to} (both inclusive) in key order, as long as {@code keepGoing}
-     * accepts them: the first entry it refuses ends the scan and is not returned.
-     */
-    public Scan scan(Bytes from, Bytes to, Predicate<KeyValue<Bytes, byte[]>> keepGoing) {
-        List<KeyValue<Bytes, byte[]>> out = new ArrayList<>();
-        Bytes stoppedAt = null;
+    public Bytes scan(Bytes from, Bytes to, Predicate<KeyValue<Bytes, byte[]>> visitor) {
         NavigableMap<Bytes, byte[]> buffered = buffer.subMap(from, true, to, true);
         Iterator<Map.Entry<Bytes, byte[]>> mem = buffered.entrySet().iterator();
         try (KeyValueIterator<Bytes, byte[]> disk = inner.range(from, to)) {
@@ -81,16 +70,12 @@ public final class ScheduleStore extends WriteBehindStore {
                     candidate = d;
                     d = disk.hasNext() ? disk.next() : null;
                 }
-                if (candidate != null) {
-                    if (!keepGoing.test(candidate)) {
-                        stoppedAt = candidate.key;
-                        break;
-                    }
-                    out.add(candidate);
+                if (candidate != null && !visitor.test(candidate)) {
+                    return candidate.key;
                 }
             }
         }
-        return new Scan(out, stoppedAt);
+        return null;
     }
 
     private static Map.Entry<Bytes, byte[]> next(Iterator<Map.Entry<Bytes, byte[]>> it) {
