@@ -210,8 +210,8 @@ public final class ShaperConfig extends AbstractConfig {
         // default is 100 ms): the release ticks must not be that late.
         props.put(StreamsConfig.POLL_MS_CONFIG, "10");
         // Kafka Streams' producer lingers 100 ms to batch; released records must reach the output topic when
-        // they are released, not up to 100 ms later in a clump. A tick's release still travels as one batch.
-        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), "5");
+        // they are released, not later in a clump. Under load, records still batch while requests are in flight.
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), "0");
         // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
         props.put("processing.exception.handler.global.enabled", "true");
         props.putAll(streamsSettings);

@@ -13,6 +13,14 @@ public final class ShaperHeaders {
     /** Added to shaped records: milliseconds of wall-clock time the record spent queued (0 if it passed at once). */
     public static final String QUEUED_MS = "shaper.queued.ms";
 
+    /**
+     * Added to shaped records: the wall-clock time, in epoch milliseconds, at which the shaper released the
+     * record. With {@link #QUEUED_MS} it says when the record entered and left its queue; downstream it gives
+     * the end-to-end latency, and it is where the shaper's rate guarantee can be checked exactly (transport
+     * and exactly-once transactions add their own jitter afterwards).
+     */
+    public static final String RELEASED_MS = "shaper.released.ms";
+
     /** Added to rejected records: the {@link RejectReason} name. */
     public static final String REASON = "shaper.reason";
     /** Added to rejected records that a retry can cure: milliseconds after which a retry would find room. */

@@ -69,14 +69,13 @@ class CrashSafetyIT {
     /** Slow enough that most of the input is still queued at each kill: the run lasts 900 / 50 = 18 s. */
     private static final int RATE = 50;
     /**
-     * One key's release interval (1 / rate), so that a tick releases at most one record per key; with a
-     * commit interval below the tick each release becomes visible on its own, which a one-second bound of
-     * rate + 1 needs (see ShapedRateIT).
+     * Half a key's release interval, so that a punctuation running a little late costs no rate while no
+     * second holds more than rate + 1 records (see ShapedRateIT); the default commit interval.
      */
-    private static final long TICK_MS = 1000 / RATE;
-    private static final long COMMIT_INTERVAL_MS = Long.getLong("shaper.crash.commit.interval.ms", TICK_MS / 2);
+    private static final long TICK_MS = 1000 / (2 * RATE);
+    private static final long COMMIT_INTERVAL_MS = Long.getLong("shaper.crash.commit.interval.ms", 100);
     /** The stream thread's idle poll; below the tick, so punctuations are not delayed by it. */
-    private static final long POLL_MS = TICK_MS / 4;
+    private static final long POLL_MS = 1;
 
     private static final Path LOG_DIR = Path.of("target", "crash-safety-it");
     private static final Duration AWAIT = Duration.ofSeconds(60);

@@ -60,6 +60,7 @@ class ShaperTopologyTest {
                 assertThat(r.getRecordTime()).isEqualTo(shaper.now());
                 assertThat(header(r, "trace")).isEqualTo("t" + i);
                 assertThat(header(r, ShaperHeaders.QUEUED_MS)).isEqualTo("0");
+                assertThat(header(r, ShaperHeaders.RELEASED_MS)).isEqualTo(Long.toString(shaper.now().toEpochMilli()));
                 shaper.advance(TICK); // t = (i + 1) * 100 ms
             }
             assertThat(shaper.readRejected()).isEmpty();
@@ -272,6 +273,8 @@ class ShaperTopologyTest {
             List<TestRecord<byte[], byte[]>> out = shaper.readShaped();
             assertThat(values(out)).containsExactly("light");
             assertThat(header(out.get(0), ShaperHeaders.QUEUED_MS)).isEqualTo("500");
+            assertThat(header(out.get(0), ShaperHeaders.RELEASED_MS))
+                    .isEqualTo(Long.toString(ShaperDriver.START.toEpochMilli() + 500));
         }
     }
 
@@ -368,7 +371,7 @@ class ShaperTopologyTest {
             // When: 60 s pass in punctuations that are mostly on time, sometimes late, now and then stalled
             java.util.Random random = new java.util.Random(42);
             long interval = 1_000 / rate;
-            long tolerance = Math.min(interval, 2L * tickMs); // LeakyBucket.releaseTolerance for these rates
+            long tolerance = Math.min(interval, 2L * tickMs); // LeakyBucket.releaseTolerance
             long catchUpCap = 200; // shaper.shaping.catchup.max.ms, default
             long elapsed = 0;
             long leastLost = 0;

@@ -16,13 +16,14 @@ public final class ArrivalLog {
     }
 
     public static void write(Path file, List<CollectedRecord> records) {
-        StringBuilder csv = new StringBuilder("topic,key,seq,arrival_ms,appended_at_ms,queued_ms,reason\n");
+        StringBuilder csv = new StringBuilder("topic,key,seq,arrival_ms,appended_at_ms,released_at_ms,queued_ms,reason\n");
         long origin = records.isEmpty() ? 0 : records.get(0).arrivalNanos();
         for (CollectedRecord r : records) {
             csv.append(r.topic()).append(',').append(r.key()).append(',')
                     .append(r.id() == null ? "" : Long.toString(r.id().seq())).append(',')
                     .append(String.format(java.util.Locale.ROOT, "%.3f", (r.arrivalNanos() - origin) / 1e6))
                     .append(',').append(r.appendedAtMs() == null ? "" : r.appendedAtMs().toString())
+                    .append(',').append(r.releasedAtMs() == null ? "" : r.releasedAtMs().toString())
                     .append(',').append(r.queuedMs() == null ? "" : r.queuedMs().toString()).append(',')
                     .append(r.reason() == null ? "" : r.reason()).append('\n');
         }

@@ -9,12 +9,13 @@ package dev.shaper.testsupport;
  * @param arrivalNanos {@link System#nanoTime()} when the consumer poll that returned it came back
  * @param appendedAtMs when the broker appended it to the topic, if the topic records that
  *                     ({@code message.timestamp.type=LogAppendTime}); null otherwise
+ * @param releasedAtMs the {@code shaper.released.ms} header: when the shaper released it; null if absent
  * @param queuedMs     the {@code shaper.queued.ms} header, or null if absent or not a number
  * @param reason       the {@code shaper.reason} header, or null if absent
  * @param malformed    why the value has no id, or null
  */
 public record CollectedRecord(Topic topic, String key, RecordId id, long arrivalNanos, Long appendedAtMs,
-                              Long queuedMs, String reason, String malformed) {
+                              Long releasedAtMs, Long queuedMs, String reason, String malformed) {
 
     /** The topic a record came from. */
     public enum Topic { OUTPUT, REJECTED }

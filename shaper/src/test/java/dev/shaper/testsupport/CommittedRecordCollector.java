@@ -104,18 +104,22 @@ public final class CommittedRecordCollector implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             malformed = e.getMessage();
         }
-        String queued = header(r, ShaperHeaders.QUEUED_MS);
-        Long queuedMs = null;
-        if (queued != null) {
-            try {
-                queuedMs = Long.parseLong(queued);
-            } catch (NumberFormatException e) {
-                queuedMs = null;
-            }
-        }
         Long appendedAt = r.timestampType() == TimestampType.LOG_APPEND_TIME ? r.timestamp() : null;
-        return new CollectedRecord(topic, r.key(), id, arrival, appendedAt, queuedMs,
-                header(r, ShaperHeaders.REASON), malformed);
+        return new CollectedRecord(topic, r.key(), id, arrival, appendedAt, number(r, ShaperHeaders.RELEASED_MS),
+                number(r, ShaperHeaders.QUEUED_MS), header(r, ShaperHeaders.REASON), malformed);
+    }
+
+    /** A header holding a decimal number, or null if it is absent or not a number. */
+    private static Long number(ConsumerRecord<?, ?> r, String name) {
+        String text = header(r, name);
+        if (text == null) {
+            return null;
+        }
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     private static String header(ConsumerRecord<?, ?> r, String name) {

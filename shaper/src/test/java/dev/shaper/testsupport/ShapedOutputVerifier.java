@@ -87,16 +87,25 @@ public final class ShapedOutputVerifier {
                 orderViolations, window, keys);
     }
 
-    /** Arrival is the broker's append time when every record of the key has one, the poll time otherwise. */
+    /**
+     * The rate figures are taken at release (the {@code shaper.released.ms} header), where the shaper's
+     * guarantee applies; the broker's append time and the consumer's poll time are reported beside them.
+     * Records without a release time are measured by append time, or else by poll time.
+     */
     private static KeyArrivals arrivals(String key, List<CollectedRecord> list, Duration window) {
         long[] polled = list.stream().mapToLong(CollectedRecord::arrivalNanos).toArray();
-        boolean appended = list.stream().allMatch(r -> r.appendedAtMs() != null);
-        long[] times = appended ? list.stream().mapToLong(r -> r.appendedAtMs() * 1_000_000L).toArray() : polled;
+        long[] appended = list.stream().allMatch(r -> r.appendedAtMs() != null)
+                ? list.stream().mapToLong(r -> r.appendedAtMs() * 1_000_000L).toArray() : null;
+        long[] released = list.stream().allMatch(r -> r.releasedAtMs() != null)
+                ? list.stream().mapToLong(r -> r.releasedAtMs() * 1_000_000L).toArray() : null;
+        long[] times = released != null ? released : appended != null ? appended : polled;
+        String basis = released != null ? "release time" : appended != null ? "broker append time"
+                : "consumer poll time";
         long maxQueued = list.stream().mapToLong(r -> r.queuedMs() == null ? -1 : r.queuedMs()).max().orElse(-1);
         long spanMs = (times[times.length - 1] - times[0]) / 1_000_000;
         return new KeyArrivals(key, times.length, ArrivalStats.fittedRatePerSecond(times),
-                ArrivalStats.maxInWindow(times, window.toNanos()), spanMs, maxQueued,
-                appended ? "broker append time" : "consumer poll time",
+                ArrivalStats.maxInWindow(times, window.toNanos()), spanMs, maxQueued, basis,
+                appended == null ? -1 : ArrivalStats.maxInWindow(appended, window.toNanos()),
                 ArrivalStats.maxInWindow(polled, window.toNanos()));
     }
 }

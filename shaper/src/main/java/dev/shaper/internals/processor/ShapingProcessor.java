@@ -89,6 +89,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             total.onPass(now, cost);
             slot.update(pass.state());
             Rejections.set(record.headers(), ShaperHeaders.QUEUED_MS, "0");
+            Rejections.set(record.headers(), ShaperHeaders.RELEASED_MS, Long.toString(wallNow));
             context.forward(record, settings.shapedChild());
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
             slot.update(enqueue.state());
@@ -152,6 +153,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
                     Math.max(0, state.queuedBytes() - bytes), state.releaseTatNanos()));
             Rejections.set(queued.headers(), ShaperHeaders.QUEUED_MS,
                     Long.toString(Math.max(0, wallNow - queued.enqueuedWallMs())));
+            Rejections.set(queued.headers(), ShaperHeaders.RELEASED_MS, Long.toString(wallNow));
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
         }

@@ -72,9 +72,10 @@ public final class LeakyBucket {
 
     /**
      * How far ahead of its release schedule a key may release. A tick that covers more than one record's
-     * interval must release all of them, so the tolerance is at least a tick; when records are further apart
-     * than a tick, it is up to one interval (at most two ticks), so one late tick costs no rate while no
-     * window of W holds more than {@code rate x W + 1} records for whole {@code rate x W}.
+     * interval must release all of them, so the tolerance is at least a tick. When records are further apart
+     * than a tick, it is one interval, at most two ticks: a tick that runs late then costs no rate, and a
+     * window of W holds at most {@code rate x W + 1} releases for whole {@code rate x W}. (Transport to the
+     * broker and exactly-once transactions add their own jitter after the release.)
      */
     public static long releaseTolerance(ShapingRule rule, long tickNanos) {
         long interval = rule.intervalNanos(1);
