@@ -2,6 +2,7 @@ package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.RedisTokenBuckets;
+import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.config.SettingsLoader;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
@@ -41,11 +42,14 @@ public final class ShaperApplication {
     private final ShaperConfig config;
     private final KafkaStreams streams;
     private final AdmissionController admission;
+    private final LiveInstanceCounter instances;
 
-    private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission) {
+    private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
+                              LiveInstanceCounter instances) {
         this.config = config;
         this.streams = streams;
         this.admission = admission;
+        this.instances = instances;
     }
 
     public static void main(String[] args) {
@@ -78,10 +82,13 @@ public final class ShaperApplication {
         AdmissionController admission = rules.hasAdmission() ? createAdmission(config) : null;
         KafkaStreams streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions, admission),
                 streamsProps);
+        LiveInstanceCounter instances = null;
         if (admission != null) {
-            admission.setLiveInstances(() -> streams.metadataForAllStreamsClients().size());
+            instances = new LiveInstanceCounter(streams, adminConfig(streamsProps),
+                    streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG), config.redisTimeout().multipliedBy(20));
+            admission.setLiveInstances(instances);
         }
-        return new ShaperApplication(config, streams, admission);
+        return new ShaperApplication(config, streams, admission, instances);
     }
 
     /** The admission of this instance: on Redis when a URI is set, local buckets otherwise. */
@@ -89,7 +96,7 @@ public final class ShaperApplication {
         String uri = config.redisUri();
         Duration ping = config.redisPingInterval();
         RedisTokenBuckets redis = uri == null ? null
-                : new RedisTokenBuckets(uri, config.redisTimeout(), ping.dividedBy(2));
+                : new RedisTokenBuckets(uri, config.redisTimeout(), RedisTokenBuckets.reconnectDelayFor(ping));
         return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
                 System::nanoTime);
     }
@@ -133,6 +140,7 @@ public final class ShaperApplication {
         streams.close(CLOSE_TIMEOUT);
         if (admission != null) {
             admission.close();
+            instances.close();
         }
     }
 
@@ -148,16 +156,21 @@ public final class ShaperApplication {
         return RulesFile.load(file, config.defaultShapingRule(), config.defaultAdmissionRule());
     }
 
-    /** The input topic's partition count, and a clear error if any of the three topics is missing. */
-    private static int inputPartitions(ShaperConfig config, Properties streamsProps) {
-        Properties adminProps = new Properties();
+    /** The Admin client settings among the Kafka Streams settings (bootstrap servers, security, ...). */
+    public static Map<String, Object> adminConfig(Properties streamsProps) {
+        Map<String, Object> admin = new java.util.HashMap<>();
         streamsProps.forEach((k, v) -> {
             if (AdminClientConfig.configNames().contains(String.valueOf(k))) {
-                adminProps.put(k, v);
+                admin.put(String.valueOf(k), v);
             }
         });
+        return admin;
+    }
+
+    /** The input topic's partition count, and a clear error if any of the three topics is missing. */
+    private static int inputPartitions(ShaperConfig config, Properties streamsProps) {
         List<String> topics = List.of(config.inputTopic(), config.outputTopic(), config.rejectedTopic());
-        try (Admin admin = Admin.create(adminProps)) {
+        try (Admin admin = Admin.create(adminConfig(streamsProps))) {
             List<String> missing = new ArrayList<>();
             int partitions = 0;
             for (String topic : topics) {

@@ -1,10 +1,12 @@
 package dev.shaper.testsupport;
 
+import dev.shaper.ShaperApplication;
 import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperTopology;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.RedisTokenBuckets;
+import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.rules.RuleBook;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +27,7 @@ public final class ShaperInstance implements AutoCloseable {
 
     private final KafkaStreams streams;
     private final AdmissionController admission;
+    private final LiveInstanceCounter instances;
     private final Path stateDir;
 
     private ShaperInstance(Map<String, Object> settings, int inputPartitions) throws Exception {
@@ -36,7 +39,8 @@ public final class ShaperInstance implements AutoCloseable {
         if (rules.hasAdmission()) {
             String uri = config.redisUri();
             RedisTokenBuckets redis = uri == null ? null
-                    : new RedisTokenBuckets(uri, config.redisTimeout(), config.redisPingInterval().dividedBy(2));
+                    : new RedisTokenBuckets(uri, config.redisTimeout(),
+                    RedisTokenBuckets.reconnectDelayFor(config.redisPingInterval()));
             admission = new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(),
                     config.redisPingInterval(), System::nanoTime);
         } else {
@@ -45,7 +49,12 @@ public final class ShaperInstance implements AutoCloseable {
         streams = new KafkaStreams(ShaperTopology.build(config, rules, inputPartitions, admission),
                 config.streamsProperties());
         if (admission != null) {
-            admission.setLiveInstances(() -> streams.metadataForAllStreamsClients().size());
+            instances = new LiveInstanceCounter(streams,
+                    ShaperApplication.adminConfig(config.streamsProperties()),
+                    config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG), Duration.ofSeconds(5));
+            admission.setLiveInstances(instances);
+        } else {
+            instances = null;
         }
     }
 
@@ -96,6 +105,7 @@ public final class ShaperInstance implements AutoCloseable {
         streams.close(Duration.ofSeconds(30));
         if (admission != null) {
             admission.close();
+            instances.close();
         }
         try (var paths = Files.walk(stateDir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -82,8 +82,8 @@ class AdmissionControllerTest {
     }
 
     private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout, Duration sync) {
-        // As ShaperApplication does: Lettuce reconnects every half ping interval.
-        RedisTokenBuckets redis = new RedisTokenBuckets(uri, timeout, PING.dividedBy(2));
+        // As ShaperApplication does.
+        RedisTokenBuckets redis = new RedisTokenBuckets(uri, timeout, RedisTokenBuckets.reconnectDelayFor(PING));
         AdmissionController controller = new AdmissionController(redis, mode, sync, PING, clock::get);
         resources.add(controller);
         return controller;
@@ -251,8 +251,8 @@ class AdmissionControllerTest {
                 () -> controller.backend() == AdmissionController.Backend.REDIS);
         System.out.printf("Admission: failover took %.1f ms; back on Redis %.1f ms after it answered again"
                 + " (ping interval %d ms, reconnect delay %d ms)%n", failoverNanos / 1e6, backNanos / 1e6,
-                PING.toMillis(), PING.dividedBy(2).toMillis());
-        // At most one reconnect delay (100 ms) plus one ping interval (200 ms), i.e. within two ping intervals;
+                PING.toMillis(), RedisTokenBuckets.reconnectDelayFor(PING).toMillis());
+        // At most one reconnect delay (40 ms) plus one ping interval (200 ms), i.e. within two ping intervals;
         // 300 ms of slack for a loaded machine.
         assertThat(backNanos).isLessThan(PING.multipliedBy(2).plusMillis(300).toNanos());
 

@@ -1,0 +1,83 @@
+package dev.shaper.internals.cluster;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.streams.KafkaStreams;
+
+/**
+ * Counts the live instances of a shaper application (the local admission fallback divides each rate by it).
+ *
+ * <p>Kafka Streams' own metadata knows every instance when {@code application.server} is set. Without it, the
+ * count comes from the application's consumer group: each stream thread is a member whose client id is
+ * {@code <client id prefix>-StreamThread-<n>-consumer}, and the prefix holds the instance's process id unless
+ * {@code client.id} is set, so distinct prefixes are distinct instances. (With one {@code client.id} shared by
+ * all instances they would look like one: leave it unset or make it unique per instance.)
+ *
+ * <p>Blocking: call it from a background thread, not per record.
+ */
+public final class LiveInstanceCounter implements IntSupplier, AutoCloseable {
+
+    private static final String THREAD_SUFFIX = "-StreamThread-";
+
+    private final KafkaStreams streams;
+    private final Map<String, Object> adminConfig;
+    private final String applicationId;
+    private final Duration timeout;
+    private Admin admin;
+
+    public LiveInstanceCounter(KafkaStreams streams, Map<String, Object> adminConfig, String applicationId,
+                               Duration timeout) {
+        this.streams = streams;
+        this.adminConfig = adminConfig;
+        this.applicationId = applicationId;
+        this.timeout = timeout;
+    }
+
+    /** The live instances, at least 1 (this one); throws if neither source answers. */
+    @Override
+    public synchronized int getAsInt() {
+        int fromMetadata = streams.metadataForAllStreamsClients().size();
+        if (fromMetadata > 0) {
+            return fromMetadata;
+        }
+        if (admin == null) {
+            admin = Admin.create(adminConfig);
+        }
+        try {
+            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(applicationId))
+                    .describedGroups().get(applicationId).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return Math.max(1, instances(group.members()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while describing group " + applicationId, e);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot describe group " + applicationId + ": " + e, e);
+        }
+    }
+
+    /** Distinct instances among the group's members, by the part of the client id before the thread suffix. */
+    static int instances(java.util.Collection<MemberDescription> members) {
+        Set<String> prefixes = new HashSet<>();
+        for (MemberDescription member : members) {
+            String clientId = member.clientId();
+            int thread = clientId.indexOf(THREAD_SUFFIX);
+            prefixes.add(thread >= 0 ? clientId.substring(0, thread) : clientId);
+        }
+        return prefixes.size();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(5));
+        }
+    }
+}
