@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Throughput benchmark: the shaper against a pass-through Kafka Streams app, on one local broker.
 #
-#   shaper/bench/run-benchmark.sh                      full run: 2,000,000 records, 10,000 keys, 4 partitions
+#   shaper/bench/run-benchmark.sh                      full run: 2,000,000 records, 10,000 keys, 4 partitions, 3 runs
 #   shaper/bench/run-benchmark.sh --quick              smoke run: 200,000 records, 20,000 warm-up records
 #   shaper/bench/run-benchmark.sh --records=500000 --guarantees=exactly_once_v2,at_least_once
 #   shaper/bench/run-benchmark.sh --help               all options (dev.shaper.bench.BenchmarkOptions)

@@ -2,6 +2,8 @@ package dev.shaper.bench;
 
 import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperTopology;
+import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.rules.RuleBook;
 import java.util.List;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -9,15 +11,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.Topology;
 
 /**
- * The two applications under test. Both get their Kafka Streams settings from the same
+ * The applications under test. All get their Kafka Streams settings from the same
  * {@link ShaperConfig#streamsProperties()}, so they differ only in their topology.
  */
 enum BenchApp {
 
     /** The baseline: source to sink, byte[] in and out, no state, no processing. */
-    PASS_THROUGH("pass-through", false) {
+    PASS_THROUGH("pass-through", false, null) {
         @Override
-        Topology topology(ShaperConfig config, int partitions) {
+        Topology topology(ShaperConfig config, int partitions, AdmissionController admission) {
             Topology topology = new Topology();
             topology.addSource("source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
                     config.inputTopic());
@@ -28,19 +30,38 @@ enum BenchApp {
     },
 
     /** The shaper's own topology, with the default rule of the scenario and no per-key rules. */
-    SHAPER("shaper", true) {
-        @Override
-        Topology topology(ShaperConfig config, int partitions) {
-            return ShaperTopology.build(config, new RuleBook(config.defaultShapingRule(), List.of()), partitions);
-        }
-    };
+    SHAPER("shaper", true, null),
+
+    /** The shaper with admission in batched mode on Redis, at a rate that admits everything. */
+    SHAPER_BATCHED("shaper+batched", true, AdmissionMode.BATCHED),
+
+    /** The shaper with admission in strict mode on Redis (a Redis call per record), admitting everything. */
+    SHAPER_STRICT("shaper+strict", true, AdmissionMode.STRICT);
 
     private final String label;
     private final boolean shapes;
+    private final AdmissionMode admission;
 
-    BenchApp(String label, boolean shapes) {
+    BenchApp(String label, boolean shapes, AdmissionMode admission) {
         this.label = label;
         this.shapes = shapes;
+        this.admission = admission;
+    }
+
+    /** The app named {@code label} (as in {@code --apps}). */
+    static BenchApp byLabel(String label) {
+        for (BenchApp app : values()) {
+            if (app.label.equals(label)) {
+                return app;
+            }
+        }
+        throw new IllegalArgumentException("unknown app \"" + label + "\"; expected one of pass-through, shaper,"
+                + " shaper+batched, shaper+strict");
+    }
+
+    /** The admission mode this app measures, or null for none. */
+    AdmissionMode admission() {
+        return admission;
     }
 
     String label() {
@@ -52,5 +73,9 @@ enum BenchApp {
         return shapes;
     }
 
-    abstract Topology topology(ShaperConfig config, int partitions);
+    /** @param admission the app's admission (for the admission apps), else null */
+    Topology topology(ShaperConfig config, int partitions, AdmissionController admission) {
+        return ShaperTopology.build(config, new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(),
+                List.of()), partitions, admission);
+    }
 }

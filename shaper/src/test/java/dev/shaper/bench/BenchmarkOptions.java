@@ -31,16 +31,22 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param stateDir         parent of the applications' state directories (each is deleted after its
  *                         measurement); null for a temporary directory, deleted at the end
  * @param streamsOverrides extra Kafka Streams settings for both applications
+ * @param apps             applications to measure, in order
+ * @param strictRecords    records for the strict-admission app, whose Redis call per record makes it far slower
+ * @param redisUri         Redis of the admission apps; null to start a redis-server for the run
+ * @param repeat           how many times every measurement runs (interleaved, so drift hits all apps alike)
  */
 public record BenchmarkOptions(long records, int keys, int partitions, int valueBytes, int runLength,
                                double queuedRate, List<Scenario> scenarios, List<String> guarantees,
                                long warmupRecords, long timeoutSeconds, Path resultsFile, Path stateDir,
-                               Map<String, String> streamsOverrides) {
+                               Map<String, String> streamsOverrides, List<BenchApp> apps, long strictRecords,
+                               String redisUri, int repeat) {
 
     private static final String PROPERTY_PREFIX = "bench.";
     private static final String STREAMS_PREFIX = "streams.";
     private static final Set<String> NAMES = Set.of("records", "keys", "partitions", "value.bytes", "run.length",
-            "queued.rate", "scenarios", "guarantees", "warmup.records", "timeout.s", "results.file", "state.dir");
+            "queued.rate", "scenarios", "guarantees", "warmup.records", "timeout.s", "results.file", "state.dir",
+            "apps", "strict.records", "redis.uri", "repeat");
 
     public BenchmarkOptions {
         require(records > 0, "records must be > 0");
@@ -56,6 +62,15 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
         scenarios = List.copyOf(scenarios);
         guarantees = List.copyOf(guarantees);
         streamsOverrides = Map.copyOf(streamsOverrides);
+        require(!apps.isEmpty(), "apps must not be empty");
+        require(strictRecords > 0, "strict.records must be > 0");
+        require(repeat > 0, "repeat must be > 0");
+        apps = List.copyOf(apps);
+    }
+
+    /** Records to measure {@code app} with. */
+    public long recordsFor(BenchApp app) {
+        return app == BenchApp.SHAPER_STRICT ? Math.min(records, strictRecords) : records;
     }
 
     /** Reads the options; arguments win over system properties, which win over the defaults. */
@@ -95,7 +110,12 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                 parseLong(given, "timeout.s", 900),
                 Path.of(given.getOrDefault("results.file", "target/benchmark-results.txt")),
                 given.containsKey("state.dir") ? Path.of(given.get("state.dir")) : null,
-                streams);
+                streams,
+                Arrays.stream(given.getOrDefault("apps", "pass-through,shaper").split(","))
+                        .map(String::trim).filter(s -> !s.isEmpty()).map(BenchApp::byLabel).toList(),
+                parseLong(given, "strict.records", 100_000),
+                given.get("redis.uri"),
+                (int) parseLong(given, "repeat", 3));
     }
 
     /** The options, one line each, for the header of the results. */
@@ -106,6 +126,9 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                 + " warmup.records=" + warmupRecords);
         lines.add("queued scenario: runs of " + runLength + " consecutive records per key, per-key rate "
                 + queuedRate + "/s");
+        lines.add("apps=" + apps.stream().map(BenchApp::label).toList()
+                + (apps.contains(BenchApp.SHAPER_STRICT) ? " (shaper+strict: " + strictRecords + " records)" : "")
+                + ", each measured " + repeat + " times, interleaved");
         if (!streamsOverrides.isEmpty()) {
             lines.add("Kafka Streams overrides (both apps): " + streamsOverrides);
         }
@@ -128,6 +151,10 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                   --results.file=target/benchmark-results.txt
                   --state.dir=<dir>        parent of the apps' state directories (default: a temporary one)
                   --streams.<key>=<value>  a Kafka Streams setting for both apps (e.g. --streams.commit.interval.ms=200)
+                  --apps=pass-through,shaper   also: shaper+batched, shaper+strict (admission on Redis, admitting all)
+                  --strict.records=100000  records for shaper+strict (one Redis call per record)
+                  --redis.uri=<uri>        Redis for the admission apps (default: a redis-server started for the run)
+                  --repeat=3               runs of every measurement, interleaved; the ratios use the medians
                 """;
     }
 

@@ -3,7 +3,6 @@ package dev.shaper.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 
 /** Formats the measurements of a run as a plain-text table, followed by the shaper / pass-through ratios. */
 final class ResultTable {
@@ -32,28 +31,39 @@ final class ResultTable {
         }
         appendAligned(out, rows);
 
-        out.append("\nshaper / pass-through (same guarantee, scenario and input layout):\n");
+        out.append("\nshaper apps / pass-through (same guarantee, scenario and input layout; medians over the"
+                + " repetitions, which ran interleaved):\n");
         List<String[]> ratios = new ArrayList<>();
-        ratios.add(new String[] {"guarantee", "scenario", "shaper rec/s", "pass-through rec/s", "ratio",
-            "ratio after 1st out", "CPU us/rec ratio", "queued"});
-        for (Measurement shaper : measurements) {
+        ratios.add(new String[] {"guarantee", "scenario", "app", "runs", "app rec/s", "pass-through rec/s", "ratio",
+            "ratio range", "CPU us/rec ratio", "queued", "app / shaper"});
+        for (Measurement shaper : firstOfEachGroup(measurements)) {
             if (!shaper.app().shapes()) {
                 continue;
             }
-            Optional<Measurement> base = measurements.stream()
-                    .filter(m -> !m.app().shapes() && m.guarantee().equals(shaper.guarantee())
-                            && m.scenario() == shaper.scenario())
-                    .findFirst();
-            if (base.isEmpty()) {
+            List<Measurement> runs = group(measurements, shaper, shaper.app());
+            List<Measurement> passes = group(measurements, shaper, BenchApp.PASS_THROUGH);
+            if (passes.isEmpty()) {
                 continue;
             }
-            Measurement pass = base.get();
-            ratios.add(new String[] {shaper.guarantee(), shaper.scenario().label(),
-                fixed(shaper.recordsPerSecond(), 0), fixed(pass.recordsPerSecond(), 0),
-                fixed(shaper.recordsPerSecond() / pass.recordsPerSecond(), 3),
-                fixed(shaper.steadyRecordsPerSecond() / pass.steadyRecordsPerSecond(), 3),
-                fixed(shaper.streamThreadCpuMicrosPerRecord() / pass.streamThreadCpuMicrosPerRecord(), 2),
-                fixed(100 * shaper.queuedFraction(), 2) + " %"});
+            double app = median(runs.stream().mapToDouble(Measurement::recordsPerSecond).toArray());
+            double pass = median(passes.stream().mapToDouble(Measurement::recordsPerSecond).toArray());
+            double appCpu = median(runs.stream().mapToDouble(Measurement::streamThreadCpuMicrosPerRecord).toArray());
+            double passCpu = median(passes.stream().mapToDouble(Measurement::streamThreadCpuMicrosPerRecord)
+                    .toArray());
+            double lowest = Double.MAX_VALUE;
+            double highest = 0;
+            for (int i = 0; i < Math.min(runs.size(), passes.size()); i++) {
+                double r = runs.get(i).recordsPerSecond() / passes.get(i).recordsPerSecond();
+                lowest = Math.min(lowest, r);
+                highest = Math.max(highest, r);
+            }
+            List<Measurement> plain = group(measurements, shaper, BenchApp.SHAPER);
+            String vsShaper = shaper.app() == BenchApp.SHAPER || plain.isEmpty() ? "-"
+                    : fixed(app / median(plain.stream().mapToDouble(Measurement::recordsPerSecond).toArray()), 3);
+            ratios.add(new String[] {shaper.guarantee(), shaper.scenario().label(), shaper.app().label(),
+                Integer.toString(runs.size()), fixed(app, 0), fixed(pass, 0), fixed(app / pass, 3),
+                fixed(lowest, 3) + " - " + fixed(highest, 3), fixed(appCpu / passCpu, 2),
+                fixed(100 * shaper.queuedFraction(), 2) + " %", vsShaper});
         }
         appendAligned(out, ratios);
         out.append("""
@@ -70,6 +80,34 @@ final class ResultTable {
                 status: output + rejected records counted until the app closed; more than the input means duplicates.
                 """);
         return out.toString();
+    }
+
+    /** One measurement per (guarantee, scenario, app), in the order of the run. */
+    private static List<Measurement> firstOfEachGroup(List<Measurement> measurements) {
+        List<Measurement> first = new ArrayList<>();
+        for (Measurement m : measurements) {
+            if (first.stream().noneMatch(f -> f.app() == m.app() && f.scenario() == m.scenario()
+                    && f.guarantee().equals(m.guarantee()))) {
+                first.add(m);
+            }
+        }
+        return first;
+    }
+
+    /** The successful runs of {@code app} with the guarantee and scenario of {@code like}, in run order. */
+    private static List<Measurement> group(List<Measurement> measurements, Measurement like, BenchApp app) {
+        return measurements.stream().filter(m -> m.ok() && m.app() == app && m.scenario() == like.scenario()
+                && m.guarantee().equals(like.guarantee())).toList();
+    }
+
+    private static double median(double[] values) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int mid = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
     }
 
     /** "ok" when every input record came out exactly once (output + rejected), else what differs. */

@@ -1,7 +1,10 @@
 package dev.shaper.bench;
 
 import dev.shaper.ShaperConfig;
+import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.testsupport.KafkaBroker;
+import dev.shaper.testsupport.RedisServer;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -46,9 +49,11 @@ public final class ThroughputBenchmark {
     private final KafkaBroker broker;
     private final BenchmarkOptions options;
     private final Path stateRoot;
+    private final String redisUri;
     private int sequence;
 
-    private ThroughputBenchmark(KafkaBroker broker, BenchmarkOptions options, Path stateRoot) {
+    private ThroughputBenchmark(KafkaBroker broker, BenchmarkOptions options, Path stateRoot, String redisUri) {
+        this.redisUri = redisUri;
         this.broker = broker;
         this.options = options;
         this.stateRoot = stateRoot;
@@ -79,27 +84,37 @@ public final class ThroughputBenchmark {
         boolean tempStateRoot = options.stateDir() == null;
         Path stateRoot = tempStateRoot ? Files.createTempDirectory("shaper-bench-state")
                 : Files.createDirectories(options.stateDir());
-        try (KafkaBroker broker = KafkaBroker.start()) {
+        boolean admitting = options.apps().stream().anyMatch(a -> a.admission() != null);
+        try (KafkaBroker broker = KafkaBroker.start();
+             RedisServer redis = admitting && options.redisUri() == null ? RedisServer.start() : null) {
             header.add("broker: one local broker at " + broker.bootstrapServers()
                     + " (in-JVM KRaft unless a Docker engine was found), shared with the apps under test");
-            ThroughputBenchmark bench = new ThroughputBenchmark(broker, options, stateRoot);
+            String redisUri = redis != null ? redis.uri() : options.redisUri();
+            if (admitting) {
+                header.add("redis: " + (redis != null ? "a redis-server started for the run at " + redisUri
+                        : "given by --redis.uri") + "; admission rate 1e9/s, so the admission apps refuse nothing");
+            }
+            ThroughputBenchmark bench = new ThroughputBenchmark(broker, options, stateRoot, redisUri);
             if (options.warmupRecords() > 0) {
                 // JIT-compiles the code paths of every scenario before anything is timed.
                 String guarantee = options.guarantees().get(0);
                 for (Scenario scenario : options.scenarios()) {
                     System.out.println("warm-up (untimed): " + options.warmupRecords() + " records, "
                             + scenario.label());
-                    for (BenchApp app : BenchApp.values()) {
-                        report("warm-up", bench.measure(guarantee, scenario, app, options.warmupRecords()));
+                    for (BenchApp app : options.apps()) {
+                        report("warm-up", bench.measure(guarantee, scenario, app,
+                                Math.min(options.warmupRecords(), options.recordsFor(app))));
                     }
                 }
             }
-            for (String guarantee : options.guarantees()) {
-                for (Scenario scenario : options.scenarios()) {
-                    for (BenchApp app : BenchApp.values()) {
-                        Measurement m = bench.measure(guarantee, scenario, app, options.records());
-                        report("result", m);
-                        results.add(m);
+            for (int run = 0; run < options.repeat(); run++) {
+                for (String guarantee : options.guarantees()) {
+                    for (Scenario scenario : options.scenarios()) {
+                        for (BenchApp app : options.apps()) {
+                            Measurement m = bench.measure(guarantee, scenario, app, options.recordsFor(app));
+                            report("result", m);
+                            results.add(m);
+                        }
                     }
                 }
             }
@@ -123,7 +138,8 @@ public final class ThroughputBenchmark {
     /** Loads a fresh input topic, runs {@code app} over it until all its output is committed, and cleans up. */
     private Measurement measure(String guarantee, Scenario scenario, BenchApp app, long records)
             throws Exception {
-        String id = String.format(Locale.ROOT, "bench-%d-%s-%s-%s", ++sequence, scenario.label(), app.label(),
+        String id = String.format(Locale.ROOT, "bench-%d-%s-%s-%s", ++sequence, scenario.label(),
+                app.label().replace('+', '-'),
                 guarantee.equals(StreamsConfig.EXACTLY_ONCE_V2) ? "eos" : "alos");
         String input = id + "-in";
         String output = id + "-out";
@@ -146,10 +162,20 @@ public final class ThroughputBenchmark {
             settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, rejected);
             settings.putAll(scenario.shaperSettings(options));
         }
+        if (app.admission() != null) {
+            settings.put(ShaperConfig.ADMISSION_RATE_CONFIG, "1e9");
+            settings.put(ShaperConfig.ADMISSION_BURST_CONFIG, "1e9");
+            settings.put(ShaperConfig.ADMISSION_MODE_CONFIG, app.admission().name().toLowerCase(Locale.ROOT));
+            settings.put(ShaperConfig.REDIS_URI_CONFIG, redisUri);
+        }
         ShaperConfig config = new ShaperConfig(settings);
+        AdmissionController admission = app.admission() == null ? null
+                : new AdmissionController(new RedisTokenBuckets(redisUri, config.redisTimeout(),
+                        RedisTokenBuckets.reconnectDelayFor(config.redisPingInterval())), app.admission(),
+                        config.admissionSyncInterval(), config.redisPingInterval(), System::nanoTime);
 
         AtomicReference<Throwable> streamsFailure = new AtomicReference<>();
-        KafkaStreams streams = new KafkaStreams(app.topology(config, options.partitions()),
+        KafkaStreams streams = new KafkaStreams(app.topology(config, options.partitions(), admission),
                 config.streamsProperties());
         streams.setUncaughtExceptionHandler(e -> {
             streamsFailure.compareAndSet(null, e);
@@ -213,6 +239,9 @@ public final class ThroughputBenchmark {
             inputProgress.close();
             admin.close();
             streams.close(CLOSE_TIMEOUT);
+            if (admission != null) {
+                admission.close();
+            }
             streams.cleanUp();
             deleteRecursively(stateRoot.resolve(id));
             counter.close();

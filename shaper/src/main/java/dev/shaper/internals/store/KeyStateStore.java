@@ -136,8 +136,12 @@ public final class KeyStateStore extends WriteBehindStore {
             }
             exhausted = !it.hasNext();
         }
+        if (!idle.isEmpty()) {
+            List<KeyValue<Bytes, byte[]>> deletes = new ArrayList<>(idle.size());
+            idle.forEach(key -> deletes.add(KeyValue.pair(key, null)));
+            inner.putAll(deletes);
+        }
         for (Bytes key : idle) {
-            inner.delete(key);
             Slot slot = slots.get(key);
             if (slot != null) {
                 slot.inInner = false;
@@ -183,29 +187,31 @@ public final class KeyStateStore extends WriteBehindStore {
         }
     }
 
+    /** One write batch for the clock and the changed states; an idle state is dropped (a null, if stored). */
     @Override
     protected void writeBuffer() {
+        List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(dirtySlots.size() + 1);
         if (pendingClock != null) {
-            inner.put(CLOCK_KEY, ByteBuffer.allocate(Long.BYTES).putLong(pendingClock).array());
+            batch.add(KeyValue.pair(CLOCK_KEY, ByteBuffer.allocate(Long.BYTES).putLong(pendingClock).array()));
             pendingClock = null;
-        }
-        if (dirtySlots.isEmpty()) {
-            return;
         }
         for (Slot slot : dirtySlots) {
             slot.dirty = false;
             if (slot.state.isIdleAt(virtualNowNanos)) {
                 if (slot.inInner) {
-                    inner.delete(slot.key);
+                    batch.add(KeyValue.pair(slot.key, null));
                     slot.inInner = false;
                 }
                 slot.state = KeyState.ABSENT;
             } else {
-                inner.put(slot.key, KeyStateCodec.encode(slot.state));
+                batch.add(KeyValue.pair(slot.key, KeyStateCodec.encode(slot.state)));
                 slot.inInner = true;
             }
         }
         dirtySlots.clear();
+        if (!batch.isEmpty()) {
+            inner.putAll(batch);
+        }
         trimCleanSlots();
     }
 

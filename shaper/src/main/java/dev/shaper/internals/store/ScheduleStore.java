@@ -1,6 +1,8 @@
 package dev.shaper.internals.store;
 
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -88,15 +90,21 @@ public final class ScheduleStore extends WriteBehindStore {
         }
     }
 
+    /**
+     * One write batch for the whole buffer: a removal is a null value, which RocksDB applies as a delete
+     * without reading the old value first (as a single {@code delete} would) and the changelog logs as a
+     * tombstone.
+     */
     @Override
     protected void writeBuffer() {
-        for (Map.Entry<Bytes, byte[]> e : buffer.entrySet()) {
-            if (e.getValue() == REMOVED) {
-                inner.delete(e.getKey());
-            } else {
-                inner.put(e.getKey(), e.getValue());
-            }
+        if (buffer.isEmpty()) {
+            return;
         }
+        List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(buffer.size());
+        for (Map.Entry<Bytes, byte[]> e : buffer.entrySet()) {
+            batch.add(KeyValue.pair(e.getKey(), e.getValue() == REMOVED ? null : e.getValue()));
+        }
+        inner.putAll(batch);
         buffer.clear();
     }
 
