@@ -43,6 +43,8 @@ public final class ShaperApplication {
     private final KafkaStreams streams;
     private final AdmissionController admission;
     private final LiveInstanceCounter instances;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean failed;
 
     private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
                               LiveInstanceCounter instances) {
@@ -92,7 +94,7 @@ public final class ShaperApplication {
     }
 
     /** The admission of this instance: on Redis when a URI is set, local buckets otherwise. */
-    static AdmissionController createAdmission(ShaperConfig config) {
+    public static AdmissionController createAdmission(ShaperConfig config) {
         String uri = config.redisUri();
         Duration ping = config.redisPingInterval();
         RedisTokenBuckets redis = uri == null ? null
@@ -103,11 +105,29 @@ public final class ShaperApplication {
 
     /** Starts Kafka Streams, blocks until SIGTERM or a fatal error, and closes cleanly. */
     public int runUntilStopped() {
-        CountDownLatch stopped = new CountDownLatch(1);
-        int[] exitCode = {0};
+        Thread hook = new Thread(() -> {
+            LOG.info("Stop requested; closing Kafka Streams (commits and flushes the queues' state)");
+            close();
+        }, "shaper-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        start();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        close();
+        return failed ? 1 : 0;
+    }
+
+    /**
+     * Starts Kafka Streams and returns. A fatal stream-thread error shuts this instance down (the other
+     * instances take over its tasks); {@link #runUntilStopped} then returns 1.
+     */
+    public void start() {
         streams.setUncaughtExceptionHandler(e -> {
             LOG.error("Kafka Streams failed; shutting down", e);
-            exitCode[0] = 1;
+            failed = true;
             stopped.countDown();
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
@@ -117,22 +137,18 @@ public final class ShaperApplication {
                 stopped.countDown();
             }
         });
-        Thread hook = new Thread(() -> {
-            LOG.info("Stop requested; closing Kafka Streams (commits and flushes the queues' state)");
-            close();
-            stopped.countDown();
-        }, "shaper-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
         LOG.info("Starting shaper: {} -> {} (rejected: {})", config.inputTopic(), config.outputTopic(),
                 config.rejectedTopic());
         streams.start();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        close();
-        return exitCode[0];
+    }
+
+    public KafkaStreams streams() {
+        return streams;
+    }
+
+    /** This instance's admission, or null when no key has an admission limit. */
+    public AdmissionController admission() {
+        return admission;
     }
 
     /** Closes Kafka Streams (a clean close commits) and then the admission's Redis connections. */

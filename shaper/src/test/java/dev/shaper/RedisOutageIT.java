@@ -51,8 +51,8 @@ class RedisOutageIT {
                     ShaperConfig.ADMISSION_MODE_CONFIG, "strict",
                     ShaperConfig.REDIS_URI_CONFIG, redis.uri(),
                     ShaperConfig.REDIS_PING_INTERVAL_MS_CONFIG, PING.toMillis()));
-            try (ShaperInstance first = ShaperInstance.start(settings, 2);
-                 ShaperInstance second = ShaperInstance.start(settings, 2);
+            try (ShaperInstance first = ShaperInstance.start(settings);
+                 ShaperInstance second = ShaperInstance.start(settings);
                  CommittedRecordCollector collector = CommittedRecordCollector.start(broker.bootstrapServers(),
                          "outage-out", "outage-rejected")) {
                 ShaperInstance.awaitBalanced(Duration.ofSeconds(60), first, second);

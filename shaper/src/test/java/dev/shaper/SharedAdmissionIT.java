@@ -79,8 +79,8 @@ class SharedAdmissionIT {
                 ShaperConfig.ADMISSION_MODE_CONFIG, suffix,
                 ShaperConfig.ADMISSION_SYNC_MS_CONFIG, SYNC_MS,
                 ShaperConfig.REDIS_URI_CONFIG, redis.uri()));
-        try (ShaperInstance first = ShaperInstance.start(settings, 2);
-             ShaperInstance second = ShaperInstance.start(settings, 2);
+        try (ShaperInstance first = ShaperInstance.start(settings);
+             ShaperInstance second = ShaperInstance.start(settings);
              CommittedRecordCollector collector = CommittedRecordCollector.start(broker.bootstrapServers(), out,
                      rejected)) {
             ShaperInstance.awaitBalanced(Duration.ofSeconds(60), first, second);

@@ -1,8 +1,8 @@
 package dev.shaper.bench;
 
+import dev.shaper.ShaperApplication;
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
-import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.testsupport.KafkaBroker;
 import dev.shaper.testsupport.RedisServer;
 import java.io.IOException;
@@ -169,10 +169,7 @@ public final class ThroughputBenchmark {
             settings.put(ShaperConfig.REDIS_URI_CONFIG, redisUri);
         }
         ShaperConfig config = new ShaperConfig(settings);
-        AdmissionController admission = app.admission() == null ? null
-                : new AdmissionController(new RedisTokenBuckets(redisUri, config.redisTimeout(),
-                        RedisTokenBuckets.reconnectDelayFor(config.redisPingInterval())), app.admission(),
-                        config.admissionSyncInterval(), config.redisPingInterval(), System::nanoTime);
+        AdmissionController admission = app.admission() == null ? null : ShaperApplication.createAdmission(config);
 
         AtomicReference<Throwable> streamsFailure = new AtomicReference<>();
         KafkaStreams streams = new KafkaStreams(app.topology(config, options.partitions(), admission),

@@ -2,18 +2,13 @@ package dev.shaper.testsupport;
 
 import dev.shaper.ShaperApplication;
 import dev.shaper.ShaperConfig;
-import dev.shaper.ShaperTopology;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
-import dev.shaper.internals.admission.RedisTokenBuckets;
-import dev.shaper.internals.cluster.LiveInstanceCounter;
-import dev.shaper.internals.rules.RuleBook;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -25,64 +20,43 @@ import org.apache.kafka.streams.StreamsConfig;
  */
 public final class ShaperInstance implements AutoCloseable {
 
-    private final KafkaStreams streams;
-    private final AdmissionController admission;
-    private final LiveInstanceCounter instances;
+    private final ShaperApplication application;
     private final Path stateDir;
 
-    private ShaperInstance(Map<String, Object> settings, int inputPartitions) throws Exception {
-        stateDir = Files.createTempDirectory("shaper-instance");
-        Map<String, Object> all = new HashMap<>(settings);
-        all.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        ShaperConfig config = new ShaperConfig(all);
-        RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
-        if (rules.hasAdmission()) {
-            String uri = config.redisUri();
-            RedisTokenBuckets redis = uri == null ? null
-                    : new RedisTokenBuckets(uri, config.redisTimeout(),
-                    RedisTokenBuckets.reconnectDelayFor(config.redisPingInterval()));
-            admission = new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(),
-                    config.redisPingInterval(), System::nanoTime);
-        } else {
-            admission = null;
-        }
-        streams = new KafkaStreams(ShaperTopology.build(config, rules, inputPartitions, admission),
-                config.streamsProperties());
-        if (admission != null) {
-            instances = new LiveInstanceCounter(streams,
-                    ShaperApplication.adminConfig(config.streamsProperties()),
-                    config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG), Duration.ofSeconds(5));
-            admission.setLiveInstances(instances);
-        } else {
-            instances = null;
-        }
+    private ShaperInstance(ShaperApplication application, Path stateDir) {
+        this.application = application;
+        this.stateDir = stateDir;
     }
 
-    /** Starts an instance; see {@link ShaperConfig} for the settings. */
-    public static ShaperInstance start(Map<String, Object> settings, int inputPartitions) throws Exception {
-        ShaperInstance instance = new ShaperInstance(settings, inputPartitions);
-        instance.streams.start();
-        return instance;
+    /** Starts an instance, as {@code java -jar shaper.jar} would; see {@link ShaperConfig} for the settings. */
+    public static ShaperInstance start(Map<String, Object> settings) throws Exception {
+        Path stateDir = Files.createTempDirectory("shaper-instance");
+        Map<String, String> all = new HashMap<>();
+        settings.forEach((k, v) -> all.put(k, String.valueOf(v)));
+        all.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        ShaperApplication application = ShaperApplication.create(all);
+        application.start();
+        return new ShaperInstance(application, stateDir);
     }
 
     public KafkaStreams streams() {
-        return streams;
+        return application.streams();
     }
 
     public AdmissionController admission() {
-        return admission;
+        return application.admission();
     }
 
     /** How many active tasks (input partitions) this instance runs now. */
     public int activeTasks() {
-        return streams.metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size()).sum();
+        return streams().metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size()).sum();
     }
 
     /** Waits until every instance is RUNNING and each runs at least one active task. */
     public static void awaitBalanced(Duration timeout, ShaperInstance... instances) {
         Await.until("instances running with a task each", timeout, () -> {
             for (ShaperInstance i : instances) {
-                if (i.streams.state() != KafkaStreams.State.RUNNING || i.activeTasks() == 0) {
+                if (i.streams().state() != KafkaStreams.State.RUNNING || i.activeTasks() == 0) {
                     return false;
                 }
             }
@@ -102,11 +76,7 @@ public final class ShaperInstance implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        streams.close(Duration.ofSeconds(30));
-        if (admission != null) {
-            admission.close();
-            instances.close();
-        }
+        application.close();
         try (var paths = Files.walk(stateDir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -76,6 +77,30 @@ public final class ShaperProcess implements AutoCloseable {
             throw new IllegalStateException("shaper process '" + name + "' (pid " + pid()
                     + ") still alive 30 s after SIGKILL");
         }
+    }
+
+    /**
+     * Asks the process to stop (SIGTERM on Linux: the JVM runs its shutdown hooks, so the shaper closes Kafka
+     * Streams cleanly) and waits for it to exit.
+     *
+     * @return the exit code
+     */
+    public int terminate(Duration timeout) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("shaper process '" + name + "' (pid " + pid() + ") still alive "
+                    + timeout + " after SIGTERM");
+        }
+        return process.exitValue();
+    }
+
+    /** Waits for the process to end on its own and returns its exit code. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("shaper process '" + name + "' (pid " + pid() + ") still running after "
+                    + timeout);
+        }
+        return process.exitValue();
     }
 
     /** Kills the process if it still runs. */

@@ -79,7 +79,6 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
     }
 
     private void reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs, String detail) {
-        context.forward(Rejections.reject(record, reason, retryAfterMs, detail, context.recordMetadata()),
-                settings.rejectedChild());
+        Rejections.forward(context, settings.rejectedChild(), record, reason, retryAfterMs, detail);
     }
 }

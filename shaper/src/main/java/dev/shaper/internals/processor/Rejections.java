@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 
@@ -36,9 +37,19 @@ final class Rejections {
         return record.withHeaders(headers);
     }
 
+    /** Sends the rejected form of {@code record} to the {@code rejectedChild} of {@code context}'s processor. */
+    static void forward(ProcessorContext<byte[], byte[]> context, String rejectedChild, Record<byte[], byte[]> record,
+                        RejectReason reason, long retryAfterMs, String detail) {
+        context.forward(reject(record, reason, retryAfterMs, detail, context.recordMetadata()), rejectedChild);
+    }
+
     /** Replaces any header of that name, so a record that passes two shapers carries one value. */
     static void set(Headers headers, String name, String value) {
+        set(headers, name, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static void set(Headers headers, String name, byte[] value) {
         headers.remove(name);
-        headers.add(name, value.getBytes(StandardCharsets.UTF_8));
+        headers.add(name, value);
     }
 }

@@ -34,6 +34,7 @@ public final class KeyStateStore extends WriteBehindStore {
      * costs one lookup. Valid until the next call of this store's other methods.
      */
     public final class Slot {
+        /** The key in the inner store (with its prefix). */
         private final Bytes key;
         private KeyState state;
         private boolean dirty;
@@ -63,7 +64,10 @@ public final class KeyStateStore extends WriteBehindStore {
     }
 
     private final int maxCleanSlots;
-    /** Access-ordered, so the least recently used clean slots are the first to go. */
+    /**
+     * By record key (no copy, no prefix: the hot path builds no store key). Access-ordered, so the least
+     * recently used clean slots are the first to go.
+     */
     private final LinkedHashMap<Bytes, Slot> slots = new LinkedHashMap<>(1024, 0.75f, true);
     /** The slots changed since the last commit: a commit's cost follows the changes, not the cache size. */
     private final List<Slot> dirtySlots = new ArrayList<>();
@@ -78,7 +82,16 @@ public final class KeyStateStore extends WriteBehindStore {
 
     /** The slot of {@code recordKey}, to read its state ({@link KeyState#ABSENT} for none) and update it. */
     public Slot slot(byte[] recordKey) {
-        return slot(storeKey(recordKey));
+        Bytes key = Bytes.wrap(recordKey);
+        Slot slot = slots.get(key);
+        if (slot == null) {
+            Bytes stored = storeKey(recordKey);
+            byte[] raw = inner.get(stored);
+            slot = new Slot(stored, raw == null ? KeyState.ABSENT : KeyStateCodec.decode(raw), raw != null);
+            slots.put(key, slot);
+            trimCleanSlots();
+        }
+        return slot;
     }
 
     /** The state of {@code recordKey}; {@link KeyState#ABSENT} for a key with none. */
@@ -125,7 +138,7 @@ public final class KeyStateStore extends WriteBehindStore {
                 if (entry.key.equals(CLOCK_KEY)) {
                     continue;
                 }
-                Slot slot = slots.get(entry.key);
+                Slot slot = slots.get(recordKey(entry.key));
                 if (slot != null && slot.dirty) {
                     continue; // the next commit writes or drops this state anyway
                 }
@@ -142,7 +155,7 @@ public final class KeyStateStore extends WriteBehindStore {
             inner.putAll(deletes);
         }
         for (Bytes key : idle) {
-            Slot slot = slots.get(key);
+            Slot slot = slots.get(recordKey(key));
             if (slot != null) {
                 slot.inInner = false;
                 slot.state = KeyState.ABSENT;
@@ -163,17 +176,6 @@ public final class KeyStateStore extends WriteBehindStore {
             }
         }
         return count;
-    }
-
-    private Slot slot(Bytes key) {
-        Slot slot = slots.get(key);
-        if (slot == null) {
-            byte[] raw = inner.get(key);
-            slot = new Slot(key, raw == null ? KeyState.ABSENT : KeyStateCodec.decode(raw), raw != null);
-            slots.put(key, slot);
-            trimCleanSlots();
-        }
-        return slot;
     }
 
     private void trimCleanSlots() {
@@ -221,6 +223,11 @@ public final class KeyStateStore extends WriteBehindStore {
         dirtySlots.clear();
         pendingClock = null;
         evictionCursor = null;
+    }
+
+    private static Bytes recordKey(Bytes storeKey) {
+        byte[] raw = storeKey.get();
+        return Bytes.wrap(java.util.Arrays.copyOfRange(raw, 1, raw.length));
     }
 
     private static Bytes storeKey(byte[] recordKey) {
