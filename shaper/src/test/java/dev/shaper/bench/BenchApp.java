@@ -29,6 +29,31 @@ enum BenchApp {
         }
     },
 
+    /**
+     * The baseline plus the one header every shaped record carries ({@code shaper.queued.ms}): separates what
+     * that header costs Kafka's producer and broker from what the shaper's own work costs.
+     */
+    PASS_THROUGH_WITH_HEADER("pass-through+header", false, null) {
+        @Override
+        Topology topology(ShaperConfig config, int partitions, AdmissionController admission) {
+            byte[] zero = "0".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            Topology topology = new Topology();
+            topology.addSource("source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
+                    config.inputTopic());
+            topology.addProcessor("header", () -> new org.apache.kafka.streams.processor.api.ContextualProcessor<
+                    byte[], byte[], byte[], byte[]>() {
+                @Override
+                public void process(org.apache.kafka.streams.processor.api.Record<byte[], byte[]> record) {
+                    record.headers().add(dev.shaper.ShaperHeaders.QUEUED_MS, zero);
+                    context().forward(record);
+                }
+            }, "source");
+            topology.addSink("sink", config.outputTopic(), new ByteArraySerializer(), new ByteArraySerializer(),
+                    "header");
+            return topology;
+        }
+    },
+
     /** The shaper's own topology, with the default rule of the scenario and no per-key rules. */
     SHAPER("shaper", true, null),
 
@@ -55,8 +80,8 @@ enum BenchApp {
                 return app;
             }
         }
-        throw new IllegalArgumentException("unknown app \"" + label + "\"; expected one of pass-through, shaper,"
-                + " shaper+batched, shaper+strict");
+        throw new IllegalArgumentException("unknown app \"" + label + "\"; expected one of pass-through,"
+                + " pass-through+header, shaper, shaper+batched, shaper+strict");
     }
 
     /** The admission mode this app measures, or null for none. */

@@ -37,7 +37,7 @@ final class ResultTable {
         ratios.add(new String[] {"guarantee", "scenario", "app", "runs", "app rec/s", "pass-through rec/s", "ratio",
             "ratio range", "CPU us/rec ratio", "queued", "app / shaper"});
         for (Measurement shaper : firstOfEachGroup(measurements)) {
-            if (!shaper.app().shapes()) {
+            if (shaper.app() == BenchApp.PASS_THROUGH) {
                 continue;
             }
             List<Measurement> runs = group(measurements, shaper, shaper.app());
@@ -63,7 +63,7 @@ final class ResultTable {
             ratios.add(new String[] {shaper.guarantee(), shaper.scenario().label(), shaper.app().label(),
                 Integer.toString(runs.size()), fixed(app, 0), fixed(pass, 0), fixed(app / pass, 3),
                 fixed(lowest, 3) + " - " + fixed(highest, 3), fixed(appCpu / passCpu, 2),
-                fixed(100 * shaper.queuedFraction(), 2) + " %", vsShaper});
+                shaper.app().shapes() ? fixed(100 * shaper.queuedFraction(), 2) + " %" : "-", vsShaper});
         }
         appendAligned(out, ratios);
         out.append("""
