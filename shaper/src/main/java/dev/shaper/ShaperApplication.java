@@ -45,6 +45,7 @@ public final class ShaperApplication {
     private final LiveInstanceCounter instances;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
+    private boolean closed;
 
     private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
                               LiveInstanceCounter instances) {
@@ -151,8 +152,15 @@ public final class ShaperApplication {
         return admission;
     }
 
-    /** Closes Kafka Streams (a clean close commits) and then the admission's Redis connections. */
-    public void close() {
+    /**
+     * Closes Kafka Streams (a clean close commits) and then the admission's Redis connections. Idempotent: the
+     * shutdown hook and the main thread may both call it, one after the other.
+     */
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         streams.close(CLOSE_TIMEOUT);
         if (admission != null) {
             admission.close();

@@ -423,6 +423,32 @@ class ShaperTopologyTest {
     }
 
     @Test
+    void shouldCountQueuedRecordsUnitsAndBytesAndReturnToZeroOnRelease() {
+        try (ShaperDriver shaper = ShaperDriver.start(settings(10, 100, 60_000))) {
+            // Given: one record passes, two queue (costs 1 and 3)
+            shaper.send("k", "passes");
+            shaper.send("k", "first", cost("1"));
+            shaper.send("k", "second", cost("3"));
+            KeyStateStore states = shaper.store(ShaperTopology.KEY_STATE_STORE);
+            var queued = states.get("k".getBytes(StandardCharsets.UTF_8));
+            assertThat(queued.queuedRecords()).isEqualTo(2);
+            assertThat(queued.queuedUnits()).isEqualTo(4);
+            assertThat(queued.queuedBytes()).isGreaterThan(2L * "second".length());
+
+            // When: both are released (at 100 and 200 ms)
+            shaper.advance(TICK); // t = 100 ms
+            shaper.advance(TICK); // t = 200 ms
+            assertThat(values(shaper.readShaped())).containsExactly("passes", "first", "second");
+
+            // Then: nothing is counted as queued any more
+            var after = states.get("k".getBytes(StandardCharsets.UTF_8));
+            assertThat(after.queuedRecords()).isZero();
+            assertThat(after.queuedUnits()).isZero();
+            assertThat(after.queuedBytes()).isZero();
+        }
+    }
+
+    @Test
     void shouldForgetTheStateOfIdleKeys() {
         try (ShaperDriver shaper = ShaperDriver.start(settings(10, 100, 60_000))) {
             // Given: 500 distinct keys, each with one record queued for a moment

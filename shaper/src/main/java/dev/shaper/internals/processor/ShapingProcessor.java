@@ -84,9 +84,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         long now = clock.peek(wallNow);
         keyStates.setVirtualNow(now);
         ShapingRule rule = rules.ruleFor(key);
-        long bytes = QueuedRecord.storedSize(key, record.value(), record.headers());
         KeyStateStore.Slot slot = keyStates.slot(key);
-        Arrival arrival = LeakyBucket.arrive(slot.state(), rule, now, cost, bytes, total.canPass(now));
+        Arrival arrival = LeakyBucket.arrive(slot.state(), rule, now, cost, total.canPass(now));
         if (arrival instanceof Arrival.Pass pass) {
             total.onPass(now, cost);
             slot.update(pass.state());
@@ -94,9 +93,10 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             Rejections.set(record.headers(), ShaperHeaders.QUEUED_MS, NOT_QUEUED);
             context.forward(record, settings.shapedChild());
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
-            slot.update(enqueue.state());
-            schedule.put(ScheduleKeys.of(enqueue.dueNanos(), key),
-                    new QueuedRecord(record.timestamp(), wallNow, cost, record.headers(), record.value()).encode());
+            byte[] stored = new QueuedRecord(record.timestamp(), wallNow, cost, record.headers(), record.value())
+                    .encode();
+            slot.update(enqueue.state().plusQueuedBytes(QueuedRecord.storedSize(key, stored)));
+            schedule.put(ScheduleKeys.of(enqueue.dueNanos(), key), stored);
         } else if (arrival instanceof Arrival.Reject r) {
             reject(record, r.reason(), r.retryAfterMs(), r.detail());
         }
@@ -127,7 +127,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             KeyStateStore.Slot slot = keyStates.slot(key);
             ShapingRule rule = rules.ruleFor(key);
             KeyState after = LeakyBucket.release(slot.state(), rule, now, LeakyBucket.releaseTolerance(rule, tickNanos),
-                    cost, 0);
+                    cost);
             if (after == null) {
                 heldBack.add(keyBytes);
                 if (firstHeldBack[0] == null) {
@@ -138,24 +138,19 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             if (!total.tryRelease(now, step, cost)) {
                 return false;
             }
-            // Stored bytes are settled below, once the record is decoded; the release schedule moves now, so
-            // that the key's next due record in this scan sees it.
-            slot.update(after);
+            // The release schedule moves now, so that the key's next due record in this scan sees it.
+            slot.update(after.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value)));
             released.add(entry);
             return true;
         });
+        byte[] releasedAt = Long.toString(wallNow).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         for (KeyValue<Bytes, byte[]> entry : released) {
             byte[] key = ScheduleKeys.recordKey(entry.key);
             QueuedRecord queued = QueuedRecord.decode(entry.value);
             schedule.delete(entry.key);
-            KeyStateStore.Slot slot = keyStates.slot(key);
-            KeyState state = slot.state();
-            long bytes = QueuedRecord.storedSize(key, queued.value(), queued.headers());
-            slot.update(new KeyState(state.tatNanos(), state.queuedRecords(), state.queuedUnits(),
-                    Math.max(0, state.queuedBytes() - bytes), state.releaseTatNanos()));
             Rejections.set(queued.headers(), ShaperHeaders.QUEUED_MS,
                     Long.toString(Math.max(0, wallNow - queued.enqueuedWallMs())));
-            Rejections.set(queued.headers(), ShaperHeaders.RELEASED_MS, Long.toString(wallNow));
+            Rejections.set(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
         }

@@ -28,14 +28,19 @@ public record KeyState(long tatNanos, int queuedRecords, long queuedUnits, long 
         return queuedRecords == 0 && tatNanos <= nowNanos && releaseTatNanos <= nowNanos;
     }
 
-    KeyState withEnqueued(long newTat, long cost, long bytes) {
-        return new KeyState(newTat, queuedRecords + 1, queuedUnits + cost, queuedBytes + bytes, releaseTatNanos);
+    KeyState withEnqueued(long newTat, long cost) {
+        return new KeyState(newTat, queuedRecords + 1, queuedUnits + cost, queuedBytes, releaseTatNanos);
     }
 
     /** The state after one queued record of this key left the schedule store. */
-    public KeyState withReleased(long cost, long bytes) {
-        return new KeyState(tatNanos, Math.max(0, queuedRecords - 1), Math.max(0, queuedUnits - cost),
-                Math.max(0, queuedBytes - bytes), releaseTatNanos);
+    KeyState withReleased(long cost) {
+        return new KeyState(tatNanos, Math.max(0, queuedRecords - 1), Math.max(0, queuedUnits - cost), queuedBytes,
+                releaseTatNanos);
+    }
+
+    /** The state with {@code delta} more (or, negative, fewer) bytes queued. */
+    public KeyState plusQueuedBytes(long delta) {
+        return new KeyState(tatNanos, queuedRecords, queuedUnits, Math.max(0, queuedBytes + delta), releaseTatNanos);
     }
 
     KeyState withReleaseTat(long nanos) {

@@ -22,13 +22,12 @@ public final class LeakyBucket {
     }
 
     /**
-     * Decides what happens to a record of {@code cost} units and {@code bytes} stored size that arrives
-     * at virtual time {@code nowNanos}.
+     * Decides what happens to a record of {@code cost} units that arrives at virtual time {@code nowNanos}.
+     * (Queued bytes are the caller's to count: only it knows the stored form.)
      *
      * @param mayPassNow false when something other than this key (the total rate) holds the record back
      */
-    public static Arrival arrive(KeyState state, ShapingRule rule, long nowNanos, long cost, long bytes,
-                                 boolean mayPassNow) {
+    public static Arrival arrive(KeyState state, ShapingRule rule, long nowNanos, long cost, boolean mayPassNow) {
         long due = Math.max(state.tatNanos(), nowNanos);
         long nextTat = saturatedAdd(due, rule.intervalNanos(cost));
         if (state.queuedRecords() == 0 && mayPassNow && due - ARRIVAL_TOLERANCE_NANOS <= nowNanos) {
@@ -48,7 +47,7 @@ public final class LeakyBucket {
                     "record would wait " + nanosToRetryMs(wait) + " ms, the most allowed is " + rule.maxDelayMs()
                             + " ms");
         }
-        return new Arrival.Enqueue(due, state.withEnqueued(nextTat, cost, bytes));
+        return new Arrival.Enqueue(due, state.withEnqueued(nextTat, cost));
     }
 
     /**
@@ -61,13 +60,12 @@ public final class LeakyBucket {
      * schedule by {@code cost / rate}. In any window of length W a key then releases at most
      * {@code rate x (W + tolerance) + 1} units; see {@link #releaseTolerance}.
      */
-    public static KeyState release(KeyState state, ShapingRule rule, long nowNanos, long toleranceNanos, long cost,
-                                   long bytes) {
+    public static KeyState release(KeyState state, ShapingRule rule, long nowNanos, long toleranceNanos, long cost) {
         if (state.releaseTatNanos() > nowNanos + toleranceNanos) { // not "tat - tolerance": MIN_VALUE would wrap
             return null;
         }
         long next = saturatedAdd(Math.max(state.releaseTatNanos(), nowNanos), rule.intervalNanos(cost));
-        return state.withReleased(cost, bytes).withReleaseTat(next);
+        return state.withReleased(cost).withReleaseTat(next);
     }
 
     /**

@@ -59,13 +59,9 @@ public record QueuedRecord(long timestamp, long enqueuedWallMs, long cost, Heade
         return new QueuedRecord(timestamp, enqueuedWallMs, cost, headers, getNullable(buf));
     }
 
-    /** The bytes a record of this key, value and headers occupies once queued, for the queued-bytes gauge. */
-    public static long storedSize(byte[] key, byte[] value, Headers headers) {
-        long size = 8 + 1 + 8 + 8 + 8 + 4 + 4 + key.length + length(value);
-        for (Header h : headers) {
-            size += 8 + h.key().length() + length(h.value());
-        }
-        return size;
+    /** The bytes a queued record occupies in the schedule store: its key and its encoded form. */
+    public static long storedSize(byte[] key, byte[] encoded) {
+        return (long) key.length + encoded.length;
     }
 
     private static int length(byte[] b) {

@@ -14,7 +14,7 @@ class LeakyBucketTest {
     @Test
     void shouldPassAFreshKeyAtOnceAndScheduleItsNextSlot() {
         ShapingRule rule = new ShapingRule(4, 10, 1_000);
-        Arrival a = LeakyBucket.arrive(KeyState.ABSENT, rule, T0, 1, 10, true);
+        Arrival a = LeakyBucket.arrive(KeyState.ABSENT, rule, T0, 1, true);
         assertThat(a).isInstanceOf(Arrival.Pass.class);
         assertThat(((Arrival.Pass) a).state().tatNanos()).isEqualTo(T0 + 250 * MS);
     }
@@ -23,15 +23,15 @@ class LeakyBucketTest {
     void shouldQueueBehindTheScheduleWhenTheKeyIsAhead() {
         ShapingRule rule = new ShapingRule(4, 10, 1_000);
         KeyState state = new KeyState(T0 + 250 * MS, 0, 0, 0);
-        Arrival a = LeakyBucket.arrive(state, rule, T0, 2, 10, true);
-        assertThat(a).isEqualTo(new Arrival.Enqueue(T0 + 250 * MS, new KeyState(T0 + 750 * MS, 1, 2, 10)));
+        Arrival a = LeakyBucket.arrive(state, rule, T0, 2, true);
+        assertThat(a).isEqualTo(new Arrival.Enqueue(T0 + 250 * MS, new KeyState(T0 + 750 * MS, 1, 2, 0)));
     }
 
     @Test
     void shouldQueueWhenTheTotalRateHoldsTheRecordBack() {
         ShapingRule rule = new ShapingRule(4, 10, 1_000);
-        Arrival a = LeakyBucket.arrive(KeyState.ABSENT, rule, T0, 1, 10, false);
-        assertThat(a).isEqualTo(new Arrival.Enqueue(T0, new KeyState(T0 + 250 * MS, 1, 1, 10)));
+        Arrival a = LeakyBucket.arrive(KeyState.ABSENT, rule, T0, 1, false);
+        assertThat(a).isEqualTo(new Arrival.Enqueue(T0, new KeyState(T0 + 250 * MS, 1, 1, 0)));
     }
 
     @Test
@@ -39,7 +39,7 @@ class LeakyBucketTest {
         ShapingRule rule = new ShapingRule(4, 10, 1_000);
         // due in the past (the total cap held it back), yet one record is still queued
         KeyState state = new KeyState(T0 - 5 * MS, 1, 1, 10);
-        assertThat(LeakyBucket.arrive(state, rule, T0, 1, 10, true)).isInstanceOf(Arrival.Enqueue.class);
+        assertThat(LeakyBucket.arrive(state, rule, T0, 1, true)).isInstanceOf(Arrival.Enqueue.class);
     }
 
     @Test
@@ -48,7 +48,7 @@ class LeakyBucketTest {
         KeyState state = KeyState.ABSENT;
         int passed = 0;
         for (int i = 0; i < 5; i++) {
-            Arrival a = LeakyBucket.arrive(state, rule, T0, 1, 10, true);
+            Arrival a = LeakyBucket.arrive(state, rule, T0, 1, true);
             if (a instanceof Arrival.Pass p) {
                 passed++;
                 state = p.state();
@@ -64,7 +64,7 @@ class LeakyBucketTest {
         ShapingRule rule = new ShapingRule(10, 2, 60_000);
         // two queued records, due at T0 + 100 and T0 + 200 ms: tat = T0 + 300 ms
         KeyState state = new KeyState(T0 + 300 * MS, 2, 2, 20);
-        Arrival a = LeakyBucket.arrive(state, rule, T0 + 30 * MS, 1, 10, true);
+        Arrival a = LeakyBucket.arrive(state, rule, T0 + 30 * MS, 1, true);
         assertThat(a).isInstanceOfSatisfying(Arrival.Reject.class, r -> {
             assertThat(r.reason()).isEqualTo(RejectReason.QUEUE_FULL);
             assertThat(r.retryAfterMs()).isEqualTo(70);
@@ -75,21 +75,21 @@ class LeakyBucketTest {
     void shouldRejectWhenTheWaitExceedsTheDelayBoundWithTheExcessRoundedUp() {
         ShapingRule rule = new ShapingRule(10, 100, 500);
         KeyState state = new KeyState(T0 + 500 * MS + 1, 5, 5, 50);
-        Arrival a = LeakyBucket.arrive(state, rule, T0, 1, 10, true);
+        Arrival a = LeakyBucket.arrive(state, rule, T0, 1, true);
         assertThat(a).isInstanceOfSatisfying(Arrival.Reject.class, r -> {
             assertThat(r.reason()).isEqualTo(RejectReason.DELAY_EXCEEDED);
             assertThat(r.retryAfterMs()).isEqualTo(1);
         });
         // exactly at the bound is still fine
         KeyState atBound = new KeyState(T0 + 500 * MS, 5, 5, 50);
-        assertThat(LeakyBucket.arrive(atBound, rule, T0, 1, 10, true)).isInstanceOf(Arrival.Enqueue.class);
+        assertThat(LeakyBucket.arrive(atBound, rule, T0, 1, true)).isInstanceOf(Arrival.Enqueue.class);
     }
 
     @Test
     void shouldNeverQueueWhenTheQueueBoundIsZero() {
         ShapingRule rule = new ShapingRule(1, 0, 60_000);
         KeyState state = new KeyState(T0 + 1_000 * MS, 0, 0, 0);
-        assertThat(LeakyBucket.arrive(state, rule, T0, 1, 10, true))
+        assertThat(LeakyBucket.arrive(state, rule, T0, 1, true))
                 .isInstanceOfSatisfying(Arrival.Reject.class, r -> {
                     assertThat(r.reason()).isEqualTo(RejectReason.QUEUE_FULL);
                     assertThat(r.retryAfterMs()).isEqualTo(1_000);
@@ -99,9 +99,9 @@ class LeakyBucketTest {
     @Test
     void shouldSaturateInsteadOfOverflowingForHugeCostsAtTinyRates() {
         ShapingRule rule = new ShapingRule(1e-9, 10, 60_000);
-        Arrival a = LeakyBucket.arrive(KeyState.ABSENT, rule, T0, 1_000_000, 10, true);
+        Arrival a = LeakyBucket.arrive(KeyState.ABSENT, rule, T0, 1_000_000, true);
         assertThat(((Arrival.Pass) a).state().tatNanos()).isGreaterThan(T0);
-        Arrival next = LeakyBucket.arrive(((Arrival.Pass) a).state(), rule, T0, 1, 10, true);
+        Arrival next = LeakyBucket.arrive(((Arrival.Pass) a).state(), rule, T0, 1, true);
         assertThat(next).isInstanceOfSatisfying(Arrival.Reject.class,
                 r -> assertThat(r.reason()).isEqualTo(RejectReason.DELAY_EXCEEDED));
     }
