@@ -12,8 +12,9 @@ import org.apache.kafka.common.utils.Bytes;
  * takes the shared balance, which includes what other instances and services consumed meanwhile.
  *
  * <p>Worst case: between two syncs each of N instances may spend what its mirror holds (at most the burst B)
- * plus what refills during the interval (rate r times the interval S, plus the sync's round trip), so the
- * instances together admit at most {@code (N - 1) x (B + r x S)} tokens more than the bucket allows. The
+ * plus what refills during the interval (rate r times S, the sync interval plus the time a sync takes: a
+ * round trip per 256 keys touched), so the instances together admit at most {@code (N - 1) x (B + r x S)}
+ * tokens more than the bucket allows. The
  * excess is charged at the next sync (the shared balance may go negative), so it is paid back and the
  * long-run rate holds.
  */
@@ -34,6 +35,9 @@ final class BatchedTokenBuckets {
             this.lastUsedNanos = nowNanos;
         }
     }
+
+    /** Keys charged per pipelined round trip. */
+    static final int CHARGE_CHUNK = 256;
 
     private final ConcurrentHashMap<Bytes, Mirror> mirrors = new ConcurrentHashMap<>();
 
@@ -72,26 +76,33 @@ final class BatchedTokenBuckets {
                 }
             }
         }
-        List<Double> balances;
-        try {
-            balances = redis.charge(charges);
-        } catch (RedisUnavailableException e) {
-            for (int i = 0; i < touched.size(); i++) {
-                Mirror mirror = touched.get(i);
-                synchronized (mirror) {
-                    mirror.unsynced += charges.get(i).consumed();
+        // In chunks, each a pipelined round trip under the timeout: one pipeline of every key touched (tens of
+        // thousands, with many keys) would outlast the timeout of a perfectly healthy Redis and count as down.
+        for (int from = 0; from < charges.size(); from += CHARGE_CHUNK) {
+            int to = Math.min(charges.size(), from + CHARGE_CHUNK);
+            List<Double> balances;
+            try {
+                balances = redis.charge(charges.subList(from, to));
+            } catch (RedisUnavailableException e) {
+                // This chunk and the ones after it were not charged: their consumption stays pending.
+                for (int i = from; i < touched.size(); i++) {
+                    Mirror mirror = touched.get(i);
+                    synchronized (mirror) {
+                        mirror.unsynced += charges.get(i).consumed();
+                    }
                 }
+                throw e;
             }
-            throw e;
-        }
-        for (int i = 0; i < touched.size(); i++) {
-            Mirror mirror = touched.get(i);
-            synchronized (mirror) {
-                if (Double.isNaN(balances.get(i))) {
-                    continue; // the bucket's key is unusable in Redis: this key stays on its local mirror
+            for (int i = from; i < to; i++) {
+                Mirror mirror = touched.get(i);
+                double balance = balances.get(i - from);
+                synchronized (mirror) {
+                    if (Double.isNaN(balance)) {
+                        continue; // the bucket's key is unusable in Redis: this key stays on its local mirror
+                    }
+                    // What was admitted here while the charge was on its way is not in the shared balance yet.
+                    mirror.bucket.reset(balance - mirror.unsynced, nowNanos);
                 }
-                // What was admitted here while the charge was on its way is not in the shared balance yet.
-                mirror.bucket.reset(balances.get(i) - mirror.unsynced, nowNanos);
             }
         }
         return touched.size();

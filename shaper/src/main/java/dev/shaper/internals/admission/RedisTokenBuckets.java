@@ -101,7 +101,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
     }
 
     /**
-     * Charges what was admitted locally to the shared buckets, all in one pipelined round trip, and returns
+     * Charges what was admitted locally to the shared buckets, in one pipelined round trip bounded by the timeout
+     * (so keep a call to a few hundred charges: the batched mode sends them in chunks), and returns
      * each bucket's balance afterwards (which includes what other instances and services consumed), or NaN for a
      * bucket whose key holds another type of value.
      *

@@ -118,6 +118,30 @@ class AdmissionControllerTest {
         assertThat(server.call("GET", "shaper:tb:{bad}")).isEqualTo("not a bucket");
     }
 
+    @Test
+    void shouldChargeThousandsOfKeysPerSyncWithoutCountingAHealthyRedisAsDown() throws Exception {
+        startRedis();
+        // Given: batched mode with the default 50 ms timeout, and far more keys than one round trip carries
+        AdmissionController controller = controller(AdmissionMode.BATCHED, Duration.ofMillis(50));
+        AdmissionRule rule = new AdmissionRule(SLOW, 2);
+        int keys = 5_000;
+        // When: each key spends a token
+        for (int i = 0; i < keys; i++) {
+            assertThat(controller.admit(key("many-" + i), rule, 1).allowed()).isTrue();
+        }
+        // Then: syncs charge them all (in chunks, in no particular order), and admission never left Redis
+        await("every key charged", Duration.ofSeconds(10), () -> {
+            for (int i = 0; i < keys; i += 97) {
+                if (shared("many-" + i, rule) >= 1.5) {
+                    return false;
+                }
+            }
+            return shared("many-" + (keys - 1), rule) < 1.5;
+        });
+        assertThat(controller.switchesToLocal()).isZero();
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+    }
+
     /** Admits {@code times} unit-cost records and returns how many were allowed. */
     private static int admitted(AdmissionController controller, String key, AdmissionRule rule, int times) {
         int allowed = 0;
