@@ -62,7 +62,8 @@ public final class AdmissionController implements AutoCloseable {
             return t;
         });
         if (redis != null) {
-            onRedis.set(redis.ping());
+            // The first command on a new connection includes its handshake: one slow answer is not an outage.
+            onRedis.set(redis.ping() || redis.ping());
             if (onRedis.get()) {
                 LOG.info("Admission: {} mode on Redis {}", mode.name().toLowerCase(java.util.Locale.ROOT),
                         redis.description());
