@@ -161,7 +161,12 @@ public final class ShaperApplication {
             return;
         }
         closed = true;
-        streams.close(CLOSE_TIMEOUT);
+        if (streams.close(CLOSE_TIMEOUT)) {
+            LOG.info("Kafka Streams closed cleanly");
+        } else {
+            LOG.warn("Kafka Streams did not close within {}; the next start restores from the changelogs",
+                    CLOSE_TIMEOUT);
+        }
         if (admission != null) {
             admission.close();
             instances.close();
