@@ -97,7 +97,7 @@ class CrashSafetyIT {
     }
 
     @AfterEach
-    void killShapers() throws InterruptedException {
+    void killShapers() {
         for (ShaperProcess p : processes) {
             p.close();
         }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -50,13 +51,18 @@ public final class CommittedRecordCollector implements AutoCloseable {
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, FETCH_MAX_WAIT_MS),
                 new StringDeserializer(), new ByteArrayDeserializer());
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (String topic : List.of(outputTopic, rejectedTopic)) {
-            consumer.partitionsFor(topic, Duration.ofSeconds(30))
-                    .forEach(p -> partitions.add(new TopicPartition(p.topic(), p.partition())));
+        try {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (String topic : List.of(outputTopic, rejectedTopic)) {
+                consumer.partitionsFor(topic, Duration.ofSeconds(30))
+                        .forEach(p -> partitions.add(new TopicPartition(p.topic(), p.partition())));
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+        } catch (RuntimeException e) {
+            consumer.close();
+            throw e;
         }
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
         this.poller = new Thread(this::pollLoop, "committed-record-collector");
         this.poller.setDaemon(true);
     }
@@ -90,7 +96,7 @@ public final class CommittedRecordCollector implements AutoCloseable {
         } catch (Throwable t) {
             failure = t;
         } finally {
-            consumer.close(Duration.ofSeconds(5));
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
         }
     }
 
@@ -172,10 +178,15 @@ public final class CommittedRecordCollector implements AutoCloseable {
         }
     }
 
+    /** Stops the poller thread and closes the consumer. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         running = false;
         consumer.wakeup();
-        poller.join(10_000);
+        try {
+            poller.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

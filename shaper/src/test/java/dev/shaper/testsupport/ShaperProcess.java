@@ -105,9 +105,14 @@ public final class ShaperProcess implements AutoCloseable {
 
     /** Kills the process if it still runs. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
-            kill();
+            try {
+                kill();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            }
         }
     }
 
