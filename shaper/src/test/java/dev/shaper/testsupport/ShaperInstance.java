@@ -3,7 +3,6 @@ package dev.shaper.testsupport;
 import dev.shaper.ShaperApplication;
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
-import dev.shaper.internals.admission.AdmissionMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -80,10 +79,5 @@ public final class ShaperInstance implements AutoCloseable {
         try (var paths = Files.walk(stateDir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
-    }
-
-    /** For tests that want a mode by name. */
-    public static String mode(AdmissionMode mode) {
-        return mode.name().toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -43,9 +43,9 @@ public final class OversizedRecordHandler implements ProductionExceptionHandler 
             LOG.warn("A shaped record of {} value bytes is too large for topic {}; it goes to {} without its value",
                     size, outputTopic, rejectedTopic);
             Headers headers = new RecordHeaders(record.headers().toArray());
-            Rejections.set(headers, ShaperHeaders.REASON, RejectReason.INVALID_RECORD.name());
+            HeaderValues.set(headers, ShaperHeaders.REASON, RejectReason.INVALID_RECORD.name());
             headers.remove(ShaperHeaders.RETRY_AFTER_MS);
-            Rejections.set(headers, ShaperHeaders.DETAIL, "record with a value of " + size
+            HeaderValues.set(headers, ShaperHeaders.DETAIL, "record with a value of " + size
                     + " bytes is too large for topic " + outputTopic + " (" + exception.getMessage()
                     + "); the value is omitted here");
             return Response.resume(List.of(new ProducerRecord<>(rejectedTopic, null, record.timestamp(),

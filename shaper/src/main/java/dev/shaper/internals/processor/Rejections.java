@@ -2,7 +2,6 @@ package dev.shaper.internals.processor;
 
 import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -22,17 +21,17 @@ final class Rejections {
     static Record<byte[], byte[]> reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs,
                                          String detail, Optional<RecordMetadata> source) {
         Headers headers = new RecordHeaders(record.headers().toArray());
-        set(headers, ShaperHeaders.REASON, reason.name());
+        HeaderValues.set(headers, ShaperHeaders.REASON, reason.name());
         if (reason.isRetriable()) {
-            set(headers, ShaperHeaders.RETRY_AFTER_MS, Long.toString(retryAfterMs));
+            HeaderValues.set(headers, ShaperHeaders.RETRY_AFTER_MS, Long.toString(retryAfterMs));
         } else {
             headers.remove(ShaperHeaders.RETRY_AFTER_MS);
         }
-        set(headers, ShaperHeaders.DETAIL, detail);
+        HeaderValues.set(headers, ShaperHeaders.DETAIL, detail);
         source.ifPresent(meta -> {
-            set(headers, ShaperHeaders.SOURCE_TOPIC, meta.topic());
-            set(headers, ShaperHeaders.SOURCE_PARTITION, Integer.toString(meta.partition()));
-            set(headers, ShaperHeaders.SOURCE_OFFSET, Long.toString(meta.offset()));
+            HeaderValues.set(headers, ShaperHeaders.SOURCE_TOPIC, meta.topic());
+            HeaderValues.set(headers, ShaperHeaders.SOURCE_PARTITION, Integer.toString(meta.partition()));
+            HeaderValues.set(headers, ShaperHeaders.SOURCE_OFFSET, Long.toString(meta.offset()));
         });
         return record.withHeaders(headers);
     }
@@ -41,15 +40,5 @@ final class Rejections {
     static void forward(ProcessorContext<byte[], byte[]> context, String rejectedChild, Record<byte[], byte[]> record,
                         RejectReason reason, long retryAfterMs, String detail) {
         context.forward(reject(record, reason, retryAfterMs, detail, context.recordMetadata()), rejectedChild);
-    }
-
-    /** Replaces any header of that name, so a record that passes two shapers carries one value. */
-    static void set(Headers headers, String name, String value) {
-        set(headers, name, value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static void set(Headers headers, String name, byte[] value) {
-        headers.remove(name);
-        headers.add(name, value);
     }
 }

@@ -90,7 +90,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             total.onPass(now, cost);
             slot.update(pass.state());
             // One header on the hot path, with a shared value: headers cost the producer work per record.
-            Rejections.set(record.headers(), ShaperHeaders.QUEUED_MS, NOT_QUEUED);
+            HeaderValues.set(record.headers(), ShaperHeaders.QUEUED_MS, NOT_QUEUED);
             context.forward(record, settings.shapedChild());
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
             byte[] stored = new QueuedRecord(record.timestamp(), wallNow, cost, record.headers(), record.value())
@@ -148,9 +148,9 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             byte[] key = ScheduleKeys.recordKey(entry.key);
             QueuedRecord queued = QueuedRecord.decode(entry.value);
             schedule.delete(entry.key);
-            Rejections.set(queued.headers(), ShaperHeaders.QUEUED_MS,
+            HeaderValues.set(queued.headers(), ShaperHeaders.QUEUED_MS,
                     Long.toString(Math.max(0, wallNow - queued.enqueuedWallMs())));
-            Rejections.set(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
+            HeaderValues.set(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
         }

@@ -126,6 +126,7 @@ public final class KeyStateStore extends WriteBehindStore {
      */
     public int evictIdle(long nowNanos, int maxScanned) {
         List<Bytes> idle = new ArrayList<>();
+        List<Slot> idleSlots = new ArrayList<>();
         Bytes last = null;
         boolean exhausted;
         try (KeyValueIterator<Bytes, byte[]> it = evictionCursor == null
@@ -145,6 +146,9 @@ public final class KeyStateStore extends WriteBehindStore {
                 KeyState state = slot != null ? slot.state : KeyStateCodec.decode(entry.value);
                 if (state.isIdleAt(nowNanos)) {
                     idle.add(entry.key);
+                    if (slot != null) {
+                        idleSlots.add(slot);
+                    }
                 }
             }
             exhausted = !it.hasNext();
@@ -154,12 +158,9 @@ public final class KeyStateStore extends WriteBehindStore {
             idle.forEach(key -> deletes.add(KeyValue.pair(key, null)));
             inner.putAll(deletes);
         }
-        for (Bytes key : idle) {
-            Slot slot = slots.get(recordKey(key));
-            if (slot != null) {
-                slot.inInner = false;
-                slot.state = KeyState.ABSENT;
-            }
+        for (Slot slot : idleSlots) {
+            slot.inInner = false;
+            slot.state = KeyState.ABSENT;
         }
         evictionCursor = exhausted || last == null ? null : Bytes.increment(last);
         return idle.size();

@@ -1,0 +1,21 @@
+package dev.shaper.internals.processor;
+
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.header.Headers;
+
+/** Sets the shaper's headers on shaped and rejected records. */
+final class HeaderValues {
+
+    private HeaderValues() {
+    }
+
+    /** Replaces any header of that name, so a record that passes two shapers carries one value. */
+    static void set(Headers headers, String name, String value) {
+        set(headers, name, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static void set(Headers headers, String name, byte[] value) {
+        headers.remove(name);
+        headers.add(name, value);
+    }
+}
