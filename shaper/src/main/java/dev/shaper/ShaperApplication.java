@@ -4,8 +4,14 @@ import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.config.SettingsLoader;
+import dev.shaper.internals.http.OperationsServer;
+import dev.shaper.internals.http.StreamsHealth;
+import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +30,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,16 +50,23 @@ public final class ShaperApplication {
     private final KafkaStreams streams;
     private final AdmissionController admission;
     private final LiveInstanceCounter instances;
+    private final ShaperMetrics metrics;
+    private final StreamsHealth health;
+    private final OperationsServer http;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
     private boolean closed;
 
     private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
-                              LiveInstanceCounter instances) {
+                              LiveInstanceCounter instances, ShaperMetrics metrics, StreamsHealth health,
+                              OperationsServer http) {
         this.config = config;
         this.streams = streams;
         this.admission = admission;
         this.instances = instances;
+        this.metrics = metrics;
+        this.health = health;
+        this.http = http;
     }
 
     public static void main(String[] args) {
@@ -75,23 +89,73 @@ public final class ShaperApplication {
         System.exit(app.runUntilStopped());
     }
 
-    /** Validates the settings, checks the topics and builds the Kafka Streams instance (not yet started). */
+    /**
+     * Validates the settings, checks the topics, builds the Kafka Streams instance (not yet started) and starts
+     * the HTTP server (which reports "not ready" until Kafka Streams runs).
+     */
     public static ShaperApplication create(Map<String, String> settings) {
         ShaperConfig config = new ShaperConfig(settings);
         Properties streamsProps = config.streamsProperties();
-        new StreamsConfig(streamsProps); // fails early, naming the key, on a bad Kafka Streams setting
+        StreamsConfig streamsConfig = new StreamsConfig(streamsProps); // fails early, naming the key, on a bad setting
+        HostInfo self = applicationServer(streamsConfig);
         RuleBook rules = loadRules(config);
         int partitions = inputPartitions(config, streamsProps);
-        AdmissionController admission = rules.hasAdmission() ? createAdmission(config) : null;
-        KafkaStreams streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions, admission),
-                streamsProps);
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
+        streamsProps.put(ShaperMetrics.SETTINGS_KEY, metrics);
+        AdmissionController admission = null;
+        KafkaStreams streams = null;
         LiveInstanceCounter instances = null;
-        if (admission != null) {
-            instances = new LiveInstanceCounter(streams, adminConfig(streamsProps),
-                    streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG), config.redisTimeout().multipliedBy(20));
-            admission.setLiveInstances(instances);
+        OperationsServer http = null;
+        try {
+            admission = rules.hasAdmission() ? createAdmission(config) : null;
+            streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions, admission, metrics),
+                    streamsProps);
+            metrics.bindStreams(streams);
+            if (admission != null) {
+                metrics.bindAdmission(admission);
+                instances = new LiveInstanceCounter(streams, adminConfig(streamsProps),
+                        streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
+                        config.redisTimeout().multipliedBy(20));
+                admission.setLiveInstances(instances);
+            }
+            StreamsHealth health = new StreamsHealth();
+            health.watch(streams);
+            if (config.httpPort() >= 0) {
+                try {
+                    http = OperationsServer.start(config.httpPort(), registry, health, streams,
+                            ShaperTopology.KEY_STATE_STORE, rules.copy(), config.admissionKeyHeader(), self);
+                } catch (IOException e) {
+                    throw new ConfigException(ShaperConfig.HTTP_PORT_CONFIG, config.httpPort(),
+                            "cannot listen on this port (" + e.getMessage() + "); expected a free port, 0 for any"
+                                    + " free port, or -1 for no HTTP server");
+                }
+            }
+            return new ShaperApplication(config, streams, admission, instances, metrics, health, http);
+        } catch (RuntimeException e) {
+            // Nothing started yet, but threads and connections exist: release them before reporting the error.
+            if (streams != null) {
+                streams.close(CLOSE_TIMEOUT);
+            }
+            releaseAfterStreams(admission, instances, metrics, http);
+            throw e;
         }
-        return new ShaperApplication(config, streams, admission, instances);
+    }
+
+    private static void closeQuietly(AutoCloseable resource) {
+        if (resource != null) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                LOG.warn("while closing {}: {}", resource.getClass().getSimpleName(), e.toString());
+            }
+        }
+    }
+
+    /** This instance's {@code application.server} (how other instances reach its HTTP server), or null. */
+    private static HostInfo applicationServer(StreamsConfig streamsConfig) {
+        String endpoint = streamsConfig.getString(StreamsConfig.APPLICATION_SERVER_CONFIG);
+        return endpoint == null || endpoint.isBlank() ? null : HostInfo.buildFromEndpoint(endpoint);
     }
 
     /** The admission of this instance: on Redis when a URI is set, local buckets otherwise. */
@@ -147,6 +211,16 @@ public final class ShaperApplication {
         return streams;
     }
 
+    /** The port of the HTTP server, or -1 when it is off. */
+    public int httpPort() {
+        return http == null ? -1 : http.port();
+    }
+
+    /** This instance's metrics. */
+    public ShaperMetrics metrics() {
+        return metrics;
+    }
+
     /** This instance's admission, or null when no key has an admission limit. */
     public AdmissionController admission() {
         return admission;
@@ -161,16 +235,26 @@ public final class ShaperApplication {
             return;
         }
         closed = true;
+        health.stopping(); // not ready from here on; the HTTP server keeps answering until the end
         if (streams.close(CLOSE_TIMEOUT)) {
             LOG.info("Kafka Streams closed cleanly");
         } else {
             LOG.warn("Kafka Streams did not close within {}; the next start restores from the changelogs",
                     CLOSE_TIMEOUT);
         }
-        if (admission != null) {
-            admission.close();
-            instances.close();
-        }
+        releaseAfterStreams(admission, instances, metrics, http);
+    }
+
+    /**
+     * What is closed once Kafka Streams is: the admission (its last batched sync), the instance counter, the
+     * metrics and, last, the HTTP server, which answered "not ready" until then. Any of them may be null.
+     */
+    private static void releaseAfterStreams(AdmissionController admission, LiveInstanceCounter instances,
+                                            ShaperMetrics metrics, OperationsServer http) {
+        closeQuietly(admission);
+        closeQuietly(instances);
+        closeQuietly(metrics);
+        closeQuietly(http);
     }
 
     private static RuleBook loadRules(ShaperConfig config) {

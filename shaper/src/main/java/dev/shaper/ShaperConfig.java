@@ -147,6 +147,13 @@ public final class ShaperConfig extends AbstractConfig {
     public static final String REDIS_PING_INTERVAL_MS_DOC = "While Redis is down, how often, in milliseconds, one"
             + " background thread pings it; admission returns to Redis at the first answer.";
 
+    /** Port of the operations HTTP server. */
+    public static final String HTTP_PORT_CONFIG = "shaper.http.port";
+    public static final String HTTP_PORT_DOC = "TCP port of the HTTP server for /metrics (Prometheus),"
+            + " /health/live, /health/ready and /buckets/{key}; 0 picks a free port (logged), -1 turns the server"
+            + " off. To let /buckets/{key} forward to the instance that hosts a key, set Kafka Streams'"
+            + " application.server to this instance's host and this port.";
+
     private static final ConfigDef CONFIG = new ConfigDef()
             .define(INPUT_TOPIC_CONFIG, Type.STRING, "shaper-input", new ConfigDef.NonEmptyString(),
                     Importance.HIGH, INPUT_TOPIC_DOC)
@@ -183,7 +190,8 @@ public final class ShaperConfig extends AbstractConfig {
             .define(REDIS_TIMEOUT_MS_CONFIG, Type.LONG, 50L, Range.between(1, 60_000), Importance.MEDIUM,
                     REDIS_TIMEOUT_MS_DOC)
             .define(REDIS_PING_INTERVAL_MS_CONFIG, Type.LONG, 1_000L, Range.between(10, 600_000), Importance.LOW,
-                    REDIS_PING_INTERVAL_MS_DOC);
+                    REDIS_PING_INTERVAL_MS_DOC)
+            .define(HTTP_PORT_CONFIG, Type.INT, 8080, Range.between(-1, 65_535), Importance.MEDIUM, HTTP_PORT_DOC);
 
     private final Map<String, Object> streamsSettings;
 
@@ -294,6 +302,11 @@ public final class ShaperConfig extends AbstractConfig {
 
     public Duration redisPingInterval() {
         return Duration.ofMillis(getLong(REDIS_PING_INTERVAL_MS_CONFIG));
+    }
+
+    /** The HTTP server's port: 0 for any free port, -1 for no server. */
+    public int httpPort() {
+        return getInt(HTTP_PORT_CONFIG);
     }
 
     private static Map<String, Object> shaperKeysOnly(Map<?, ?> settings) {

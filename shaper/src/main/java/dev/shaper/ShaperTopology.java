@@ -1,6 +1,7 @@
 package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.processor.AdmissionProcessor;
 import dev.shaper.internals.processor.ShapingProcessor;
 import dev.shaper.internals.rules.RuleBook;
@@ -53,13 +54,20 @@ public final class ShaperTopology {
         return build(config, rules, inputPartitions, null);
     }
 
+    /** The topology with metrics kept in memory only. */
+    public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions,
+                                 AdmissionController admission) {
+        return build(config, rules, inputPartitions, admission, ShaperMetrics.inMemory());
+    }
+
     /**
      * @param rules           the per-key rules (each task gets its own copy)
      * @param inputPartitions partitions of the input topic; the total rate is split evenly across them
      * @param admission       the instance's admission, required when {@code rules.hasAdmission()}
+     * @param metrics         where the processors report what they do
      */
     public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions,
-                                 AdmissionController admission) {
+                                 AdmissionController admission, ShaperMetrics metrics) {
         if (inputPartitions < 1) {
             throw new IllegalArgumentException("inputPartitions must be >= 1, got " + inputPartitions);
         }
@@ -79,11 +87,12 @@ public final class ShaperTopology {
         if (admitting) {
             AdmissionProcessor.Settings admissionSettings = new AdmissionProcessor.Settings(LEAKY_BUCKET,
                     REJECTED_SINK, config.admissionKeyHeader());
-            topology.addProcessor(ADMISSION, () -> new AdmissionProcessor(admissionSettings, rules.copy(), admission),
+            topology.addProcessor(ADMISSION, () -> new AdmissionProcessor(admissionSettings, rules.copy(), admission,
+                    metrics),
                     SOURCE);
             bucketParent = ADMISSION;
         }
-        topology.addProcessor(LEAKY_BUCKET, () -> new ShapingProcessor(settings, rules.copy()), bucketParent);
+        topology.addProcessor(LEAKY_BUCKET, () -> new ShapingProcessor(settings, rules.copy(), metrics), bucketParent);
         topology.addStateStore(new WriteBehindStoreBuilder<>(SCHEDULE_STORE,
                 inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT)).withLoggingEnabled(changelog), LEAKY_BUCKET);
         topology.addStateStore(new WriteBehindStoreBuilder<>(KEY_STATE_STORE,

@@ -10,6 +10,7 @@ import dev.shaper.testsupport.KeyArrivals;
 import dev.shaper.testsupport.RecordId;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.ShaperProcess;
+import dev.shaper.testsupport.SharedKafkaBroker;
 import dev.shaper.testsupport.VerificationReport;
 import dev.shaper.testsupport.Workload;
 import java.io.IOException;
@@ -23,11 +24,10 @@ import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.kafka.streams.StreamsConfig;
 import org.assertj.core.api.SoftAssertions;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,21 +80,10 @@ class CrashSafetyIT {
     private static final Path LOG_DIR = Path.of("target", "crash-safety-it");
     private static final Duration AWAIT = Duration.ofSeconds(60);
 
-    private static KafkaBroker broker;
+    @RegisterExtension
+    static final SharedKafkaBroker broker = new SharedKafkaBroker();
 
     private final List<ShaperProcess> processes = new ArrayList<>();
-
-    @BeforeAll
-    static void startBroker() {
-        broker = KafkaBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     @AfterEach
     void killShapers() {

@@ -3,6 +3,7 @@ package dev.shaper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shaper.internals.admission.AdmissionController.Backend;
+import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.CollectedRecord;
 import dev.shaper.testsupport.CommittedRecordCollector;
@@ -12,6 +13,7 @@ import dev.shaper.testsupport.RedisServer;
 import dev.shaper.testsupport.ShaperInstance;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.VerificationReport;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +53,9 @@ class RedisOutageIT {
                     ShaperConfig.ADMISSION_MODE_CONFIG, "strict",
                     ShaperConfig.REDIS_URI_CONFIG, redis.uri(),
                     ShaperConfig.REDIS_PING_INTERVAL_MS_CONFIG, PING.toMillis()));
+            // Killing Redis refuses connections at once; the timeout only has to keep a busy test machine's
+            // scheduling hiccups from counting as an outage (and an extra switch).
+            settings.put(ShaperConfig.REDIS_TIMEOUT_MS_CONFIG, 250);
             try (ShaperInstance first = ShaperInstance.start(settings);
                  ShaperInstance second = ShaperInstance.start(settings);
                  CommittedRecordCollector collector = CommittedRecordCollector.start(broker.bootstrapServers(),
@@ -108,6 +113,14 @@ class RedisOutageIT {
                 assertThat(first.admission().switchesToLocal()).isEqualTo(1);
                 assertThat(second.admission().switchesToLocal()).isEqualTo(1);
                 assertThat(first.admission().switchesToRedis()).isEqualTo(1);
+                // And: the metrics say the same
+                MeterRegistry metrics = first.application().metrics().registry();
+                assertThat(metrics.get(ShaperMetrics.ADMISSION_SWITCHES).tag("to", "local").functionCounter()
+                        .count()).isEqualTo(1);
+                assertThat(metrics.get(ShaperMetrics.ADMISSION_SWITCHES).tag("to", "redis").functionCounter()
+                        .count()).isEqualTo(1);
+                assertThat(metrics.get(ShaperMetrics.ADMISSION_BACKEND).tag("backend", "redis").gauge().value())
+                        .isEqualTo(1);
             }
         }
     }

@@ -12,6 +12,7 @@ import dev.shaper.testsupport.KafkaBroker;
 import dev.shaper.testsupport.KeyArrivals;
 import dev.shaper.testsupport.RecordId;
 import dev.shaper.testsupport.ShapedOutputVerifier;
+import dev.shaper.testsupport.SharedKafkaBroker;
 import dev.shaper.testsupport.VerificationReport;
 import dev.shaper.testsupport.Workload;
 import java.nio.file.Path;
@@ -23,10 +24,9 @@ import java.util.TreeMap;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.assertj.core.api.SoftAssertions;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,19 +70,8 @@ class ShapedRateIT {
     private static final long POLL_MS = Long.getLong("shaper.rate.poll.ms", 1);
     private static final String GUARANTEE = System.getProperty("shaper.rate.guarantee", StreamsConfig.AT_LEAST_ONCE);
 
-    private static KafkaBroker broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = KafkaBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final SharedKafkaBroker broker = new SharedKafkaBroker();
 
     @Test
     @Timeout(120)

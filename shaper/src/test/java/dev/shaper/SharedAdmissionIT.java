@@ -3,12 +3,14 @@ package dev.shaper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.testsupport.CollectedRecord;
 import dev.shaper.testsupport.CommittedRecordCollector;
 import dev.shaper.testsupport.KafkaBroker;
 import dev.shaper.testsupport.PacedProducer;
 import dev.shaper.testsupport.RedisServer;
 import dev.shaper.testsupport.ShaperInstance;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -110,6 +112,19 @@ class SharedAdmissionIT {
             assertThat(fromSecond).isPositive();
             assertThat((double) admitted.size()).isLessThanOrEqualTo(bound);
             assertThat((double) admitted.size()).isGreaterThanOrEqualTo(RATE * (span - LAG_SLACK_S));
+
+            // And: the two instances' metrics count exactly the rejections the topic holds, and time Redis calls
+            double limited = 0;
+            for (ShaperInstance instance : List.of(first, second)) {
+                MeterRegistry metrics = instance.application().metrics().registry();
+                limited += metrics.get(ShaperMetrics.REJECTED).tag("reason", "RATE_LIMITED").counter().count();
+                String command = mode == AdmissionMode.STRICT ? "take" : "charge";
+                assertThat(metrics.get(ShaperMetrics.REDIS_LATENCY).tag("command", command).timer().count())
+                        .isPositive();
+                assertThat(metrics.get(ShaperMetrics.ADMISSION_BACKEND).tag("backend", "redis").gauge().value())
+                        .isEqualTo(1);
+            }
+            assertThat(limited).isEqualTo(records.size() - admitted.size());
         }
     }
 }

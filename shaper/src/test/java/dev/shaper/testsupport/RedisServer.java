@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -106,7 +105,7 @@ public final class RedisServer implements AutoCloseable {
             IllegalStateException failure = null;
             // A free port may be taken by someone else before redis-server binds it: try a few.
             for (int attempt = 0; attempt < 3; attempt++) {
-                int port = freePort();
+                int port = FreePort.find();
                 List<String> command = new ArrayList<>(List.of("redis-server",
                         "--port", Integer.toString(port), "--bind", HOST,
                         "--save", "", "--appendonly", "no", "--daemonize", "no",
@@ -373,15 +372,5 @@ public final class RedisServer implements AutoCloseable {
             line.append((char) c);
         }
         throw new IOException("connection closed by redis-server");
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(false);
-            socket.bind(new InetSocketAddress(HOST, 0));
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port", e);
-        }
     }
 }

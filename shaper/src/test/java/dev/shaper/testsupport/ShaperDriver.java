@@ -4,7 +4,9 @@ import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.ShaperTopology;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +41,7 @@ public final class ShaperDriver implements AutoCloseable {
     private final TestOutputTopic<byte[], byte[]> shaped;
     private final TestOutputTopic<byte[], byte[]> rejected;
     private final Path stateDir;
+    private final ShaperMetrics metrics = new ShaperMetrics(new SimpleMeterRegistry(), () -> now().toEpochMilli());
 
     private ShaperDriver(Map<String, String> shaperSettings, RuleBook rules, int partitions,
                          AdmissionController admission) {
@@ -55,7 +58,8 @@ public final class ShaperDriver implements AutoCloseable {
         RuleBook book = rules != null ? rules
                 : new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
         Properties props = config.streamsProperties();
-        driver = new TopologyTestDriver(ShaperTopology.build(config, book, partitions, admission), props, START);
+        driver = new TopologyTestDriver(ShaperTopology.build(config, book, partitions, admission, metrics),
+                props, START);
         input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
         shaped = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer());
@@ -105,6 +109,11 @@ public final class ShaperDriver implements AutoCloseable {
 
     public List<TestRecord<byte[], byte[]>> readRejected() {
         return rejected.readRecordsToList();
+    }
+
+    /** The metrics the topology reports to, on the driver's wall clock. */
+    public ShaperMetrics metrics() {
+        return metrics;
     }
 
     @SuppressWarnings("unchecked")

@@ -29,17 +29,30 @@ public final class ShaperInstance implements AutoCloseable {
 
     /** Starts an instance, as {@code java -jar shaper.jar} would; see {@link ShaperConfig} for the settings. */
     public static ShaperInstance start(Map<String, Object> settings) throws Exception {
+        ShaperInstance instance = create(settings);
+        instance.application.start();
+        return instance;
+    }
+
+    /**
+     * Creates an instance without starting Kafka Streams (its HTTP server already answers), in a state
+     * directory of its own that {@link #close} removes.
+     */
+    public static ShaperInstance create(Map<String, Object> settings) throws Exception {
         Path stateDir = Files.createTempDirectory("shaper-instance");
         Map<String, String> all = new HashMap<>();
         settings.forEach((k, v) -> all.put(k, String.valueOf(v)));
         all.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        ShaperApplication application = ShaperApplication.create(all);
-        application.start();
-        return new ShaperInstance(application, stateDir);
+        all.putIfAbsent(ShaperConfig.HTTP_PORT_CONFIG, "0"); // a fixed port could be taken on the test machine
+        return new ShaperInstance(ShaperApplication.create(all), stateDir);
     }
 
     public KafkaStreams streams() {
         return application.streams();
+    }
+
+    public ShaperApplication application() {
+        return application;
     }
 
     public AdmissionController admission() {

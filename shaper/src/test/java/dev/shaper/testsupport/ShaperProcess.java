@@ -49,6 +49,8 @@ public final class ShaperProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(List.of(java.toString(), "-Xmx256m",
                 "-cp", jar().toString(), "dev.shaper.ShaperApplication", settingsFile.toAbsolutePath().toString()));
         builder.environment().keySet().removeIf(k -> k.startsWith("SHAPER_") || k.startsWith("STREAMS_"));
+        // Any free port for the HTTP server: a fixed one could be taken on the test machine.
+        builder.environment().put("SHAPER_HTTP_PORT", "0");
         builder.redirectErrorStream(true);
         builder.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         return new ShaperProcess(builder.start(), name);

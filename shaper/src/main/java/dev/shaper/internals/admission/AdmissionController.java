@@ -111,6 +111,13 @@ public final class AdmissionController implements AutoCloseable {
         return local.tryTake(admissionKey, localShare(rule, cost), cost, now);
     }
 
+    /** Reports the latency of every Redis call to {@code observer}; nothing happens without Redis. */
+    public void observeRedisCalls(RedisCallObserver observer) {
+        if (redis != null) {
+            redis.observeCalls(observer);
+        }
+    }
+
     public Backend backend() {
         return onRedis.get() ? Backend.REDIS : Backend.LOCAL;
     }

@@ -36,13 +36,21 @@ final class BatchedTokenBuckets {
         }
     }
 
-    /** Keys charged per pipelined round trip. */
+    /**
+     * Keys charged per pipelined round trip: a few script calls (see {@link RedisTokenBuckets#KEYS_PER_CALL}), so
+     * that a round trip stays far inside the timeout of a healthy Redis.
+     */
     static final int CHARGE_CHUNK = 256;
 
     private final ConcurrentHashMap<Bytes, Mirror> mirrors = new ConcurrentHashMap<>();
 
     AdmissionDecision tryTake(byte[] key, AdmissionRule rule, double cost, long nowNanos) {
-        Mirror mirror = mirrors.computeIfAbsent(Bytes.wrap(key), k -> new Mirror(key, rule, nowNanos));
+        Bytes wrapped = Bytes.wrap(key);
+        // get first: computeIfAbsent would allocate its capturing lambda on every record, not just a key's first
+        Mirror mirror = mirrors.get(wrapped);
+        if (mirror == null) {
+            mirror = mirrors.computeIfAbsent(wrapped, k -> new Mirror(key, rule, nowNanos));
+        }
         synchronized (mirror) {
             mirror.rule = rule;
             mirror.lastUsedNanos = nowNanos;

@@ -31,12 +31,17 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RedisTokenBuckets implements AutoCloseable {
 
+    /** Buckets charged per script call: enough to spare Redis most per-call work, short enough not to block it. */
+    static final int KEYS_PER_CALL = 128;
+
     private final RedisClient client;
     private final ClientResources resources;
     private final Duration timeout;
     private final String description;
     private volatile StatefulRedisConnection<byte[], byte[]> calls;
     private volatile StatefulRedisConnection<byte[], byte[]> pipeline;
+    private volatile RedisCallObserver observer = RedisCallObserver.NONE;
+    private volatile Boolean cluster;
 
     /**
      * @param uri     {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS
@@ -71,8 +76,23 @@ public final class RedisTokenBuckets implements AutoCloseable {
         return description;
     }
 
+    /** Reports every call's latency to {@code observer} from now on. */
+    public void observeCalls(RedisCallObserver observer) {
+        this.observer = observer;
+    }
+
     /** Takes {@code cost} tokens from the shared bucket if enough exist (the strict mode). */
     public AdmissionDecision take(byte[] admissionKey, AdmissionRule rule, double cost)
+            throws RedisUnavailableException, BucketUnusableException {
+        long start = System.nanoTime();
+        try {
+            return takeUntimed(admissionKey, rule, cost);
+        } finally {
+            observer.observe("take", System.nanoTime() - start);
+        }
+    }
+
+    private AdmissionDecision takeUntimed(byte[] admissionKey, AdmissionRule rule, double cost)
             throws RedisUnavailableException, BucketUnusableException {
         byte[][] keys = {TokenBucketScript.bucketName(admissionKey)};
         byte[][] args = TokenBucketScript.args(rule, cost, TokenBucketScript.Mode.TAKE);
@@ -106,42 +126,65 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * each bucket's balance afterwards (which includes what other instances and services consumed), or NaN for a
      * bucket whose key holds another type of value.
      *
-     * <p>Redis answers NOSCRIPT to an EVALSHA it cannot run (after a restart or {@code SCRIPT FLUSH}); only
-     * those charges are sent again, the first with the script's source, which loads it: a charge that did run
-     * is never sent twice. A timeout leaves the outcome unknown: the exception then means "maybe charged".
+     * <p>Several buckets go into one script call (see {@link ChargeCalls}). Redis answers NOSCRIPT to an
+     * EVALSHA it cannot run (after a restart or {@code SCRIPT FLUSH}); only those calls are sent again, the
+     * first with the script's source, which loads it: a charge that did run is never sent twice. A timeout
+     * leaves the outcome unknown: the exception then means "maybe charged".
      */
     public List<Double> charge(List<Charge> charges) throws RedisUnavailableException {
         if (charges.isEmpty()) {
             return List.of();
         }
+        long start = System.nanoTime();
+        try {
+            return chargeUntimed(charges);
+        } finally {
+            observer.observe("charge", System.nanoTime() - start);
+        }
+    }
+
+    private List<Double> chargeUntimed(List<Charge> charges) throws RedisUnavailableException {
         try {
             StatefulRedisConnection<byte[], byte[]> c = pipeline();
-            List<Integer> all = new ArrayList<>(charges.size());
-            for (int i = 0; i < charges.size(); i++) {
-                all.add(i);
+            List<byte[]> names = new ArrayList<>(charges.size());
+            for (Charge charge : charges) {
+                names.add(TokenBucketScript.bucketName(charge.admissionKey()));
             }
-            List<RedisFuture<List<Object>>> replies = send(c, charges, all, false);
+            List<List<Integer>> calls = ChargeCalls.group(names, isCluster(), KEYS_PER_CALL);
+            List<RedisFuture<List<Object>>> replies = send(c, charges, names, calls, false);
             await(replies);
-            List<Integer> noScript = new ArrayList<>();
-            for (int i = 0; i < replies.size(); i++) {
-                if (isNoScript(replies.get(i))) {
-                    noScript.add(i);
+            List<List<Integer>> noScript = new ArrayList<>();
+            List<Integer> noScriptAt = new ArrayList<>();
+            for (int k = 0; k < replies.size(); k++) {
+                if (isNoScript(replies.get(k))) {
+                    noScript.add(calls.get(k));
+                    noScriptAt.add(k);
                 }
             }
             if (!noScript.isEmpty()) {
-                List<RedisFuture<List<Object>>> retries = send(c, charges, noScript, true);
+                List<RedisFuture<List<Object>>> retries = send(c, charges, names, noScript, true);
                 await(retries);
                 for (int k = 0; k < noScript.size(); k++) {
-                    replies.set(noScript.get(k), retries.get(k));
+                    replies.set(noScriptAt.get(k), retries.get(k));
                 }
             }
-            List<Double> balances = new ArrayList<>(replies.size());
-            for (RedisFuture<List<Object>> reply : replies) {
-                // A key of the wrong type spoils only its own bucket: NaN, and the mirror stays local.
-                balances.add(BucketUnusableException.isWrongType(reply.getError()) ? Double.NaN
-                        : TokenBucketScript.parse(reply.get()).tokensLeft());
+            Double[] balances = new Double[charges.size()];
+            for (int k = 0; k < calls.size(); k++) {
+                List<Integer> call = calls.get(k);
+                RedisFuture<List<Object>> reply = replies.get(k);
+                if (BucketUnusableException.isWrongType(reply.getError())) {
+                    // Only a call for one bucket fails as a whole on a key of the wrong type (see the script).
+                    call.forEach(i -> balances[i] = Double.NaN);
+                    continue;
+                }
+                List<TokenBucketScript.Result> results = TokenBucketScript.parseAll(reply.get(), call.size());
+                for (int j = 0; j < call.size(); j++) {
+                    // A key of the wrong type spoils only its own bucket: NaN, and the mirror stays local.
+                    TokenBucketScript.Result result = results.get(j);
+                    balances[call.get(j)] = result == null ? Double.NaN : result.tokensLeft();
+                }
             }
-            return balances;
+            return List.of(balances);
         } catch (RedisException | IllegalStateException e) {
             throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
@@ -153,14 +196,19 @@ public final class RedisTokenBuckets implements AutoCloseable {
         }
     }
 
-    /** Pipelines the charges at {@code indexes}; with the source, the first one is an EVAL that loads the script. */
+    /** Pipelines one script call per group; with the source, the first one is an EVAL that loads the script. */
     private List<RedisFuture<List<Object>>> send(StatefulRedisConnection<byte[], byte[]> c, List<Charge> charges,
-                                                 List<Integer> indexes, boolean withSource) {
-        List<RedisFuture<List<Object>>> replies = new ArrayList<>(indexes.size());
-        for (int i : indexes) {
-            Charge charge = charges.get(i);
-            byte[][] keys = {TokenBucketScript.bucketName(charge.admissionKey())};
-            byte[][] args = TokenBucketScript.args(charge.rule(), charge.consumed(), TokenBucketScript.Mode.CHARGE);
+                                                 List<byte[]> names, List<List<Integer>> calls, boolean withSource) {
+        List<RedisFuture<List<Object>>> replies = new ArrayList<>(calls.size());
+        for (List<Integer> call : calls) {
+            byte[][] keys = new byte[call.size()][];
+            byte[][] args = new byte[4 * call.size()][];
+            for (int j = 0; j < call.size(); j++) {
+                Charge charge = charges.get(call.get(j));
+                keys[j] = names.get(call.get(j));
+                System.arraycopy(TokenBucketScript.args(charge.rule(), charge.consumed(),
+                        TokenBucketScript.Mode.CHARGE), 0, args, 4 * j, 4);
+            }
             // Redis runs a pipeline in order: once the EVAL has loaded the script, EVALSHA finds it.
             replies.add(withSource && replies.isEmpty()
                     ? c.async().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, keys, args)
@@ -168,6 +216,25 @@ public final class RedisTokenBuckets implements AutoCloseable {
         }
         c.flushCommands();
         return replies;
+    }
+
+    /**
+     * Whether the server is a Redis Cluster node, asked once: a script call may then only touch one slot's keys.
+     * A server that refuses INFO (an ACL that allows only the scripts) is treated as a cluster node, since
+     * grouping by slot is valid everywhere.
+     */
+    private boolean isCluster() {
+        Boolean known = cluster;
+        if (known == null) {
+            try {
+                String info = calls().sync().info("cluster");
+                known = info != null && info.contains("cluster_enabled:1");
+            } catch (RedisCommandExecutionException e) {
+                known = true;
+            }
+            cluster = known;
+        }
+        return known;
     }
 
     /**
@@ -205,10 +272,13 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     /** True if Redis answers PING within the timeout. */
     public boolean ping() {
+        long start = System.nanoTime();
         try {
             return "PONG".equals(calls().sync().ping());
         } catch (RuntimeException e) {
             return false;
+        } finally {
+            observer.observe("ping", System.nanoTime() - start);
         }
     }
 

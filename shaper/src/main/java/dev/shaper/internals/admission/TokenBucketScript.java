@@ -63,15 +63,34 @@ public final class TokenBucketScript {
         return new byte[][] {number(rule.ratePerSecond()), number(rule.burst()), number(cost), mode.arg()};
     }
 
-    /** Parses the script's reply: {@code [allowed, "tokens", waitMicros]}. */
+    /** Parses the script's reply for one bucket: {@code [allowed, "tokens", waitMicros]}. */
     static Result parse(List<Object> reply) {
         if (reply == null || reply.size() != 3) {
             throw new IllegalStateException("unexpected token-bucket reply " + reply);
         }
-        boolean allowed = ((Number) reply.get(0)).longValue() == 1;
-        Object tokens = reply.get(1);
+        return parseAt(reply, 0);
+    }
+
+    /**
+     * Parses the reply of a call for several buckets: three values per bucket, in the order of the KEYS.
+     * A bucket whose key holds another type of value is null.
+     */
+    static List<Result> parseAll(List<Object> reply, int buckets) {
+        if (reply == null || reply.size() != 3 * buckets) {
+            throw new IllegalStateException("unexpected token-bucket reply for " + buckets + " buckets: " + reply);
+        }
+        List<Result> results = new java.util.ArrayList<>(buckets);
+        for (int i = 0; i < buckets; i++) {
+            results.add(((Number) reply.get(3 * i)).longValue() < 0 ? null : parseAt(reply, 3 * i));
+        }
+        return results;
+    }
+
+    private static Result parseAt(List<Object> reply, int at) {
+        boolean allowed = ((Number) reply.get(at)).longValue() == 1;
+        Object tokens = reply.get(at + 1);
         String text = tokens instanceof byte[] b ? new String(b, StandardCharsets.US_ASCII) : String.valueOf(tokens);
-        return new Result(allowed, Double.parseDouble(text), ((Number) reply.get(2)).longValue());
+        return new Result(allowed, Double.parseDouble(text), ((Number) reply.get(at + 2)).longValue());
     }
 
     private static byte[] number(double value) {

@@ -4,6 +4,7 @@ import dev.shaper.RejectReason;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionDecision;
 import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -26,12 +27,15 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
     private final Settings settings;
     private final RuleBook rules;
     private final AdmissionController admission;
+    private final ShaperMetrics metrics;
     private ProcessorContext<byte[], byte[]> context;
 
-    public AdmissionProcessor(Settings settings, RuleBook rules, AdmissionController admission) {
+    public AdmissionProcessor(Settings settings, RuleBook rules, AdmissionController admission,
+                              ShaperMetrics metrics) {
         this.settings = settings;
         this.rules = rules;
         this.admission = admission;
+        this.metrics = metrics;
     }
 
     @Override
@@ -80,5 +84,6 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
 
     private void reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs, String detail) {
         Rejections.forward(context, settings.rejectedChild(), record, reason, retryAfterMs, detail);
+        metrics.rejected(reason);
     }
 }

@@ -3,6 +3,7 @@ package dev.shaper.internals.processor;
 import dev.shaper.RejectReason;
 import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperHeaders;
+import dev.shaper.internals.metrics.ShaperMetrics;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -27,12 +28,15 @@ public final class OversizedRecordHandler implements ProductionExceptionHandler 
 
     private String outputTopic;
     private String rejectedTopic;
+    private ShaperMetrics metrics;
 
     @Override
     public void configure(Map<String, ?> configs) {
         ShaperConfig config = new ShaperConfig(configs);
         outputTopic = config.outputTopic();
         rejectedTopic = config.rejectedTopic();
+        // The application hands its metrics over in the settings; without them (tests, tools) count in memory.
+        metrics = configs.get(ShaperMetrics.SETTINGS_KEY) instanceof ShaperMetrics m ? m : ShaperMetrics.inMemory();
     }
 
     @Override
@@ -48,6 +52,7 @@ public final class OversizedRecordHandler implements ProductionExceptionHandler 
             HeaderValues.set(headers, ShaperHeaders.DETAIL, "record with a value of " + size
                     + " bytes is too large for topic " + outputTopic + " (" + exception.getMessage()
                     + "); the value is omitted here");
+            metrics.rejected(RejectReason.INVALID_RECORD);
             return Response.resume(List.of(new ProducerRecord<>(rejectedTopic, null, record.timestamp(),
                     record.key(), null, headers)));
         }

@@ -2,6 +2,8 @@ package dev.shaper.internals.processor;
 
 import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
+import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.internals.metrics.TaskQueueGauge;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.Arrival;
 import dev.shaper.internals.shaping.KeyState;
@@ -42,6 +44,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
 
     private final Settings settings;
     private final RuleBook rules;
+    private final ShaperMetrics metrics;
     private final long tickNanos;
 
     private ProcessorContext<byte[], byte[]> context;
@@ -49,12 +52,14 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     private KeyStateStore keyStates;
     private VirtualClock clock;
     private TotalRateLimiter total;
+    private TaskQueueGauge queueGauge;
     /** No queued record has a due before this: the drain starts here instead of wading through tombstones. */
     private Bytes scanFloor;
 
-    public ShapingProcessor(Settings settings, RuleBook rules) {
+    public ShapingProcessor(Settings settings, RuleBook rules, ShaperMetrics metrics) {
         this.settings = settings;
         this.rules = rules;
+        this.metrics = metrics;
         this.tickNanos = settings.tickMs() * 1_000_000L;
     }
 
@@ -67,6 +72,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         this.clock = new VirtualClock(settings.catchUpMaxMs(), keyStates.loadVirtualTime(), wallNow);
         this.total = new TotalRateLimiter(settings.taskTotalRate());
         this.scanFloor = ScheduleKeys.lowerBound(Long.MIN_VALUE);
+        KeyStateStore.Totals restored = keyStates.queuedTotals();
+        this.queueGauge = metrics.registerTaskQueue(restored.records(), restored.bytes());
         context.schedule(java.time.Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME,
                 this::release);
     }
@@ -92,11 +99,15 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             // One header on the hot path, with a shared value: headers cost the producer work per record.
             HeaderValues.set(record.headers(), ShaperHeaders.QUEUED_MS, NOT_QUEUED);
             context.forward(record, settings.shapedChild());
+            metrics.passed(wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
             byte[] stored = new QueuedRecord(record.timestamp(), wallNow, cost, record.headers(), record.value())
                     .encode();
-            slot.update(enqueue.state().plusQueuedBytes(QueuedRecord.storedSize(key, stored)));
+            long storedSize = QueuedRecord.storedSize(key, stored);
+            slot.update(enqueue.state().plusQueuedBytes(storedSize));
             schedule.put(ScheduleKeys.of(enqueue.dueNanos(), key), stored);
+            metrics.queued();
+            queueGauge.add(1, storedSize);
         } else if (arrival instanceof Arrival.Reject r) {
             reject(record, r.reason(), r.retryAfterMs(), r.detail());
         }
@@ -148,11 +159,13 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             byte[] key = ScheduleKeys.recordKey(entry.key);
             QueuedRecord queued = QueuedRecord.decode(entry.value);
             schedule.delete(entry.key);
-            HeaderValues.set(queued.headers(), ShaperHeaders.QUEUED_MS,
-                    Long.toString(Math.max(0, wallNow - queued.enqueuedWallMs())));
+            long waitedMs = Math.max(0, wallNow - queued.enqueuedWallMs());
+            HeaderValues.set(queued.headers(), ShaperHeaders.QUEUED_MS, Long.toString(waitedMs));
             HeaderValues.set(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
+            metrics.released(wallNow, waitedMs);
+            queueGauge.add(-1, -QueuedRecord.storedSize(key, entry.value));
         }
         // Everything before the scan's end that was not held back is gone. Arrivals from now on get dues >= now,
         // so the next scan starts at the first record held back, where the total cap stopped, or at "now".
@@ -161,7 +174,15 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         keyStates.evictIdle(now, EVICTION_SCAN_PER_TICK);
     }
 
+    @Override
+    public void close() {
+        if (queueGauge != null) {
+            queueGauge.close();
+        }
+    }
+
     private void reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs, String detail) {
         Rejections.forward(context, settings.rejectedChild(), record, reason, retryAfterMs, detail);
+        metrics.rejected(reason);
     }
 }

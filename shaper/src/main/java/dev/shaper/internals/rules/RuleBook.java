@@ -74,6 +74,16 @@ public final class RuleBook {
         return known.orElse(null);
     }
 
+    /** The first rule whose pattern matches {@code key}, or empty when the defaults apply (for diagnostics). */
+    public Optional<KeyRule> firstMatch(String key) {
+        return rules.stream().filter(rule -> rule.matcher().matches(key)).findFirst();
+    }
+
+    /** The admission bucket of keys no rule gives one; null for none. */
+    public AdmissionRule defaultAdmission() {
+        return defaultAdmission;
+    }
+
     public ShapingRule defaults() {
         return defaults;
     }

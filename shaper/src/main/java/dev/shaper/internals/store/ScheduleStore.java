@@ -1,10 +1,14 @@
 package dev.shaper.internals.store;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.apache.kafka.common.utils.Bytes;
@@ -21,11 +25,21 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 public final class ScheduleStore extends WriteBehindStore {
 
-    /** Marks a buffered removal of an entry that the inner store holds. Compared by identity. */
-    private static final byte[] REMOVED = new byte[0];
+    /**
+     * Unsigned lexicographic order, as RocksDB's: the same order as {@link Bytes#compareTo}, but through the JDK's
+     * vectorised {@link Arrays#compareUnsigned}, which compares the 8-byte due prefix in one step instead of a
+     * byte at a time (the buffer's tree compares keys on every put and every release).
+     */
+    private static final Comparator<Bytes> ORDER = (a, b) -> Arrays.compareUnsigned(a.get(), b.get());
 
     private final int maxBuffered;
-    private final TreeMap<Bytes, byte[]> buffer = new TreeMap<>();
+    /** Entries queued since the last commit, in departure order. */
+    private final TreeMap<Bytes, byte[]> buffer = new TreeMap<>(ORDER);
+    /**
+     * Entries of the inner store released since the last commit. A hash set, not markers in the tree: the scan
+     * only asks whether a stored entry is gone, and the commit writes the tombstones in any order.
+     */
+    private final Set<Bytes> removed = new HashSet<>();
 
     public ScheduleStore(KeyValueStore<Bytes, byte[]> inner, int maxBuffered) {
         super(inner);
@@ -39,9 +53,8 @@ public final class ScheduleStore extends WriteBehindStore {
 
     public void delete(Bytes scheduleKey) {
         // One tree walk in the common case: the entry is only buffered (queued and released within one commit).
-        byte[] buffered = buffer.remove(scheduleKey);
-        if (buffered == null || buffered == REMOVED) {
-            buffer.put(scheduleKey, REMOVED);
+        if (buffer.remove(scheduleKey) == null) {
+            removed.add(scheduleKey);
             writeBufferIfFull();
         }
     }
@@ -57,22 +70,21 @@ public final class ScheduleStore extends WriteBehindStore {
         Iterator<Map.Entry<Bytes, byte[]>> mem = buffered.entrySet().iterator();
         try (KeyValueIterator<Bytes, byte[]> disk = inner.range(from, to)) {
             Map.Entry<Bytes, byte[]> m = next(mem);
-            KeyValue<Bytes, byte[]> d = disk.hasNext() ? disk.next() : null;
+            KeyValue<Bytes, byte[]> d = nextStored(disk);
             while (m != null || d != null) {
                 KeyValue<Bytes, byte[]> candidate;
-                int cmp = m == null ? 1 : d == null ? -1 : m.getKey().compareTo(d.key);
+                int cmp = m == null ? 1 : d == null ? -1 : ORDER.compare(m.getKey(), d.key);
                 if (cmp <= 0) {
-                    byte[] value = m.getValue();
-                    candidate = value == REMOVED ? null : KeyValue.pair(m.getKey(), value);
+                    candidate = KeyValue.pair(m.getKey(), m.getValue());
                     m = next(mem);
-                    if (cmp == 0) {
-                        d = disk.hasNext() ? disk.next() : null;
+                    if (cmp == 0) { // a buffered entry replaces a stored one of the same key
+                        d = nextStored(disk);
                     }
                 } else {
                     candidate = d;
-                    d = disk.hasNext() ? disk.next() : null;
+                    d = nextStored(disk);
                 }
-                if (candidate != null && !visitor.test(candidate)) {
+                if (!visitor.test(candidate)) {
                     return candidate.key;
                 }
             }
@@ -84,8 +96,19 @@ public final class ScheduleStore extends WriteBehindStore {
         return it.hasNext() ? it.next() : null;
     }
 
+    /** The next stored entry that was not released since the last commit. */
+    private KeyValue<Bytes, byte[]> nextStored(KeyValueIterator<Bytes, byte[]> disk) {
+        while (disk.hasNext()) {
+            KeyValue<Bytes, byte[]> entry = disk.next();
+            if (removed.isEmpty() || !removed.contains(entry.key)) {
+                return entry;
+            }
+        }
+        return null;
+    }
+
     private void writeBufferIfFull() {
-        if (buffer.size() > maxBuffered) {
+        if (buffer.size() + removed.size() > maxBuffered) {
             writeBuffer();
         }
     }
@@ -97,19 +120,24 @@ public final class ScheduleStore extends WriteBehindStore {
      */
     @Override
     protected void writeBuffer() {
-        if (buffer.isEmpty()) {
+        if (buffer.isEmpty() && removed.isEmpty()) {
             return;
         }
-        List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(buffer.size());
+        List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(buffer.size() + removed.size());
+        for (Bytes key : removed) {
+            batch.add(KeyValue.pair(key, null));
+        }
         for (Map.Entry<Bytes, byte[]> e : buffer.entrySet()) {
-            batch.add(KeyValue.pair(e.getKey(), e.getValue() == REMOVED ? null : e.getValue()));
+            batch.add(KeyValue.pair(e.getKey(), e.getValue()));
         }
         inner.putAll(batch);
         buffer.clear();
+        removed.clear();
     }
 
     @Override
     protected void discardBuffer() {
         buffer.clear();
+        removed.clear();
     }
 }

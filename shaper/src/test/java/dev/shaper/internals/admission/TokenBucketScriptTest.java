@@ -326,6 +326,97 @@ class TokenBucketScriptTest {
     }
 
     @Test
+    void oneCallChargesSeveralBucketsAndAnswersForEachInTurn() {
+        String first = newKey();
+        String second = newKey();
+        List<Object> reply = redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+                new String[] {bucket(first), bucket(second)}, String.valueOf(SLOW), "100", "5", "charge",
+                String.valueOf(SLOW), "10", "3", "take");
+
+        List<TokenBucketScript.Result> results = TokenBucketScript.parseAll(reply, 2);
+        assertThat(results.get(0).allowed()).isTrue();
+        assertThat(results.get(0).tokensLeft()).isCloseTo(95, within(0.01));
+        assertThat(results.get(1).allowed()).isTrue();
+        assertThat(results.get(1).tokensLeft()).isCloseTo(7, within(0.01));
+        // Each bucket is the same hash a one-key call writes, with its own TTL.
+        assertThat(balance(first, SLOW, 100)).isCloseTo(95, within(0.01));
+        assertThat(balance(second, SLOW, 10)).isCloseTo(7, within(0.01));
+        assertThat(redis.pttl(bucket(second))).isPositive();
+    }
+
+    @Test
+    void aKeyOfTheWrongTypeAmongSeveralSpoilsOnlyItsOwnAnswer() {
+        String good = newKey();
+        String bad = newKey();
+        redis.set(bucket(bad), "not a bucket");
+        List<Object> reply = redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+                new String[] {bucket(bad), bucket(good)}, String.valueOf(SLOW), "10", "1", "charge",
+                String.valueOf(SLOW), "10", "4", "charge");
+
+        List<TokenBucketScript.Result> results = TokenBucketScript.parseAll(reply, 2);
+        assertThat(results.get(0)).isNull();
+        assertThat(results.get(1).tokensLeft()).isCloseTo(6, within(0.01));
+        assertThat(redis.get(bucket(bad))).isEqualTo("not a bucket");
+    }
+
+    @Test
+    void aBadArgumentOfAnyBucketFailsTheWholeCallWithoutEffect() {
+        String first = newKey();
+        String second = newKey();
+        assertThatThrownBy(() -> redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+                new String[] {bucket(first), bucket(second)}, "10", "10", "1", "charge", "10", "10", "-1", "charge"))
+                .isInstanceOf(RedisCommandExecutionException.class)
+                .hasMessageContaining("ERR token-bucket: cost must be a number >= 0, got -1");
+        assertThat(redis.exists(bucket(first), bucket(second))).as("nothing written").isZero();
+    }
+
+    @Test
+    void chargingManyKeysAtOnceChargesEachExactlyOnce() throws Exception {
+        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+        List<RedisTokenBuckets.Charge> charges = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 3 * RedisTokenBuckets.KEYS_PER_CALL + 5; i++) { // several script calls, one partial
+            String key = newKey();
+            keys.add(key);
+            charges.add(new RedisTokenBuckets.Charge(bytes(key), rule, 1 + i % 7));
+        }
+        List<Double> balances = buckets.charge(charges);
+        assertThat(balances).hasSize(charges.size());
+        for (int i = 0; i < charges.size(); i++) {
+            assertThat(balances.get(i)).as(keys.get(i)).isCloseTo(100 - (1 + i % 7), within(0.01));
+            assertThat(balance(keys.get(i), SLOW, 100)).as(keys.get(i)).isCloseTo(100 - (1 + i % 7), within(0.01));
+        }
+    }
+
+    @Test
+    void aUserAllowedOnlyTheScriptsCanStillChargeManyKeysAtOnce() throws Exception {
+        // INFO (which tells a cluster node from a standalone server) is refused: the charges go by hash slot
+        assertThat(redis.aclSetuser("scripts-only", io.lettuce.core.AclSetuserArgs.Builder.on()
+                .addPassword("pw").allKeys().addCommand(io.lettuce.core.protocol.CommandType.EVALSHA)
+                .addCommand(io.lettuce.core.protocol.CommandType.EVAL)
+                .addCommand(io.lettuce.core.protocol.CommandType.PING)
+                // what the script itself calls
+                .addCommand(io.lettuce.core.protocol.CommandType.TIME)
+                .addCommand(io.lettuce.core.protocol.CommandType.HMGET)
+                .addCommand(io.lettuce.core.protocol.CommandType.HSET)
+                .addCommand(io.lettuce.core.protocol.CommandType.PEXPIRE))).isEqualTo("OK");
+        String uri = "redis://scripts-only:pw@" + server.host() + ":" + server.port();
+        try (RedisTokenBuckets limited = new RedisTokenBuckets(uri, Duration.ofSeconds(2), Duration.ofMillis(100))) {
+            AdmissionRule rule = new AdmissionRule(SLOW, 10);
+            List<RedisTokenBuckets.Charge> charges = new ArrayList<>();
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                keys.add(newKey());
+                charges.add(new RedisTokenBuckets.Charge(bytes(keys.get(i)), rule, 3));
+            }
+            assertThat(limited.charge(charges)).hasSize(20).allSatisfy(b -> assertThat(b).isCloseTo(7, within(0.01)));
+            for (String key : keys) {
+                assertThat(balance(key, SLOW, 10)).isCloseTo(7, within(0.01));
+            }
+        }
+    }
+
+    @Test
     void timeHasMicrosecondResolution() {
         // 100 000 tokens/s is 0.1 token per microsecond. With millisecond time, every balance would be a
         // multiple of 100 tokens; with microseconds it is a multiple of 0.1 token.

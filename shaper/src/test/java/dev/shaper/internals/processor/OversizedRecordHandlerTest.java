@@ -3,6 +3,7 @@ package dev.shaper.internals.processor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shaper.ShaperHeaders;
+import dev.shaper.internals.metrics.ShaperMetrics;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -43,6 +44,21 @@ class OversizedRecordHandlerTest {
                     .contains("2000000 bytes").contains("too large for topic out");
             assertThat(r.headers().lastHeader("trace")).isNotNull();
         });
+    }
+
+    @Test
+    void shouldCountTheRejectionInTheMetricsTheApplicationHandsOver() {
+        // Given: the application's metrics in the settings, as ShaperApplication passes them
+        ShaperMetrics metrics = ShaperMetrics.inMemory();
+        OversizedRecordHandler withMetrics = new OversizedRecordHandler();
+        withMetrics.configure(Map.of("shaper.output.topic", "out", "shaper.rejected.topic", "rej",
+                "bootstrap.servers", "ignored:9092", ShaperMetrics.SETTINGS_KEY, metrics));
+        // When: a shaped record is too large, and another error is not ours
+        withMetrics.handleError(null, record("out"), new RecordTooLargeException("too big"));
+        withMetrics.handleError(null, record("out"), new SerializationException("x"));
+        // Then: one INVALID_RECORD rejection is counted
+        assertThat(metrics.registry().get(ShaperMetrics.REJECTED).tag("reason", "INVALID_RECORD").counter().count())
+                .isEqualTo(1);
     }
 
     @Test

@@ -85,6 +85,56 @@ class KeyStateStoreTest {
     }
 
     @Test
+    void shouldStartAPassOverTheInnerStoreAtMostOncePerIntervalAfterARestart() {
+        store.setVirtualNow(0);
+        store.put(k("a"), new KeyState(100, 0, 0, 0));
+        store.put(k("b"), new KeyState(5_000, 0, 0, 0));
+        store.flushCache();
+        store.clearCache(); // as after a restart: no stored state has a slot
+        long t = 1_000;
+        assertThat(store.evictIdle(t, 10)).isEqualTo(1); // a whole pass removes "a"; "b" is not idle yet
+
+        // "b" falls idle at 5,000, but the next pass over the inner store waits for the interval
+        assertThat(store.evictIdle(t + 10_000, 10)).isZero();
+        assertThat(store.storedKeyCount()).isEqualTo(1);
+        assertThat(store.evictIdle(t + KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
+        assertThat(store.storedKeyCount()).isZero();
+    }
+
+    @Test
+    void shouldSweepTheStatesItWroteFromMemoryAtEveryCall() {
+        store.setVirtualNow(0);
+        store.evictIdle(0, 10); // a pass over the empty inner store: from now on every stored state has a slot
+        store.put(k("a"), new KeyState(100, 0, 0, 0));
+        store.put(k("b"), new KeyState(300, 0, 0, 0));
+        store.put(k("busy"), new KeyState(100, 1, 1, 1));
+        store.flushCache();
+        assertThat(store.storedKeyCount()).isEqualTo(3);
+
+        // no pass interval to wait for: each state goes at the first call after it fell idle
+        assertThat(store.evictIdle(200, 10)).isEqualTo(1);
+        assertThat(store.evictIdle(400, 10)).isEqualTo(1);
+        assertThat(store.evictIdle(10_000, 10)).isZero();
+        assertThat(store.storedKeyCount()).isEqualTo(1);
+        assertThat(store.get(k("a"))).isEqualTo(KeyState.ABSENT);
+        assertThat(store.get(k("busy")).queuedRecords()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldGoBackToPassesOverTheInnerStoreOnceAStoredStateLeavesMemory() {
+        store.setVirtualNow(0);
+        store.evictIdle(0, 10);
+        for (String key : new String[] {"a", "b", "c", "d", "e"}) {
+            store.put(k(key), new KeyState(100, 0, 0, 0));
+        }
+        store.flushCache(); // only 3 clean slots stay in memory: two stored states have none
+
+        assertThat(store.evictIdle(200, 10)).isZero(); // a pass is due a second after the last one only
+        assertThat(store.evictIdle(KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(5);
+        assertThat(store.storedKeyCount()).isZero();
+    }
+
+    @Test
     void shouldPersistTheVirtualTimeAtCommitOnly() {
         assertThat(store.loadVirtualTime()).isNull();
         store.saveVirtualTime(42);

@@ -75,6 +75,30 @@ class ScheduleStoreTest {
     }
 
     @Test
+    void shouldOrderTheBufferLikeTheInnerStoreUnsignedBytewise() {
+        // Same due: the record keys decide, compared as unsigned bytes (0x80 after 0x7f), as RocksDB does.
+        store.put(ScheduleKeys.of(7, new byte[] {(byte) 0x80}), v("high"));
+        store.put(ScheduleKeys.of(7, new byte[] {0x7f, 0}), v("low"));
+        store.put(ScheduleKeys.of(7, new byte[] {0x7f}), v("prefix"));
+        List<String> buffered = scanAll();
+        store.flushCache();
+        assertThat(buffered).containsExactly("prefix", "low", "high").isEqualTo(scanAll());
+    }
+
+    @Test
+    void shouldHideAStoredEntryReleasedTwiceAndWriteOneTombstone() {
+        store.put(key(5, "a"), v("x"));
+        store.put(key(6, "a"), v("y"));
+        store.flushCache();
+        store.delete(key(5, "a"));
+        store.delete(key(5, "a"));
+        assertThat(scanAll()).containsExactly("y");
+        store.flushCache();
+        assertThat(inner.get(key(5, "a"))).isNull();
+        assertThat(scanAll()).containsExactly("y");
+    }
+
+    @Test
     void shouldStopWhereTheVisitorSaysAndSayWhere() {
         for (int i = 1; i <= 5; i++) {
             store.put(key(i, "k"), v("v" + i));

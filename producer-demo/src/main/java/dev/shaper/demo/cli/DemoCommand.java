@@ -1,0 +1,102 @@
+package dev.shaper.demo.cli;
+
+import dev.shaper.demo.db.JdbcTarget;
+import dev.shaper.demo.embedded.DemoRun;
+import dev.shaper.demo.embedded.DemoSettings;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code demo}: the whole story on this machine, with nothing installed but Java. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Start a Kafka broker in this JVM, the shaper, a bursty producer and the DB writer into an"
+                + " embedded database; show the rates live, then print a summary and write an HTML chart."
+                + " Ctrl-C stops everything cleanly.")
+public final class DemoCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--duration", defaultValue = "30s", converter = OptionConverters.PositiveDuration.class,
+            description = "how long the producer runs (default: ${DEFAULT-VALUE})")
+    Duration duration;
+
+    @Option(names = "--rate", defaultValue = "20", converter = OptionConverters.PositiveDouble.class,
+            description = "the shaper's release rate per key, records/s (default: ${DEFAULT-VALUE})")
+    double rate;
+
+    @Option(names = "--keys", defaultValue = "5", converter = OptionConverters.PositiveInt.class,
+            description = "number of distinct keys (default: ${DEFAULT-VALUE})")
+    int keys;
+
+    @Option(names = "--zipf", defaultValue = "1.0", converter = OptionConverters.NonNegativeDouble.class,
+            description = "Zipf exponent of the key popularity, 0 = uniform (default: ${DEFAULT-VALUE})")
+    double zipf;
+
+    @Option(names = "--base-rate", defaultValue = "40", converter = OptionConverters.NonNegativeDouble.class,
+            description = "the producer's background rate between bursts, records/s (default: ${DEFAULT-VALUE})")
+    double baseRate;
+
+    @Option(names = "--burst-size", defaultValue = "300", converter = OptionConverters.PositiveInt.class,
+            description = "records per burst (default: ${DEFAULT-VALUE})")
+    int burstSize;
+
+    @Option(names = "--burst-every", defaultValue = "5s", converter = OptionConverters.PositiveDuration.class,
+            description = "time between bursts (default: ${DEFAULT-VALUE})")
+    Duration burstEvery;
+
+    @Option(names = "--record-size", defaultValue = "100", converter = OptionConverters.PositiveInt.class,
+            description = "bytes per record value (default: ${DEFAULT-VALUE})")
+    int recordSize;
+
+    @Option(names = "--max-delay", defaultValue = "3s", converter = OptionConverters.NonNegativeDuration.class,
+            description = "longest wait in the shaper; later records are rejected DELAY_EXCEEDED"
+                    + " (default: ${DEFAULT-VALUE})")
+    Duration maxDelay;
+
+    @Option(names = "--admission-rate", defaultValue = "0", converter = OptionConverters.NonNegativeDouble.class,
+            description = "admission tokens/s per key, 0 = no admission stage; beyond it records are rejected"
+                    + " RATE_LIMITED (default: ${DEFAULT-VALUE})")
+    double admissionRate;
+
+    @Option(names = "--redis-uri", description = "Redis for shared admission counters, redis://host:port"
+            + " (default: none, local token buckets)")
+    String redisUri;
+
+    @Option(names = "--jdbc-url", defaultValue = "jdbc:h2:mem:shaper-demo;DB_CLOSE_DELAY=-1",
+            description = "database the DB writer fills (default: ${DEFAULT-VALUE}, in memory)")
+    String jdbcUrl;
+
+    @Option(names = "--output-dir", defaultValue = ".",
+            description = "directory for the chart " + DemoRun.CHART_FILE + " (default: the current directory)")
+    Path outputDir;
+
+    @Option(names = "--drain-timeout", defaultValue = "30s", converter = OptionConverters.PositiveDuration.class,
+            description = "how long to wait, after producing, for the queues to empty (default: ${DEFAULT-VALUE})")
+    Duration drainTimeout;
+
+    @Override
+    public Integer call() throws Exception {
+        Checks.option(spec, "--jdbc-url", () -> new JdbcTarget(jdbcUrl, null, null));
+        if (redisUri != null && !redisUri.matches("rediss?://.+")) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Invalid value for option"
+                    + " '--redis-uri': expected redis://host:port or rediss://host:port, got '" + redisUri + "'");
+        }
+        DemoSettings settings = new DemoSettings(duration, rate, keys, zipf, baseRate, burstSize, burstEvery,
+                recordSize, maxDelay, admissionRate, redisUri, jdbcUrl, outputDir, drainTimeout);
+        PrintStream console = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        DemoRun run = DemoRun.start(settings, console);
+        try (StopOnSignal signal = new StopOnSignal("demo", run::close)) {
+            run.awaitCompletion();
+        } finally {
+            run.close();
+        }
+        return 0;
+    }
+}

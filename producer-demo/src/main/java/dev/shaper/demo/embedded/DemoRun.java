@@ -1,0 +1,401 @@
+package dev.shaper.demo.embedded;
+
+import dev.shaper.ShaperApplication;
+import dev.shaper.ShaperConfig;
+import dev.shaper.demo.db.DbWriter;
+import dev.shaper.demo.db.JdbcTarget;
+import dev.shaper.demo.db.ReleaseWindows;
+import dev.shaper.demo.db.ShapedRowsTable;
+import dev.shaper.demo.traffic.Bursts;
+import dev.shaper.demo.traffic.KafkaRecordSink;
+import dev.shaper.demo.traffic.Rates;
+import dev.shaper.demo.traffic.Ticker;
+import dev.shaper.demo.traffic.TrafficGenerator;
+import dev.shaper.demo.traffic.TrafficLimit;
+import dev.shaper.demo.traffic.TrafficPattern;
+import dev.shaper.demo.traffic.ZipfKeys;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole story in one process: a Kafka broker, the three topics, the shaper (via
+ * {@link ShaperApplication}), a bursty producer, the DB writer and a live console view; at the end a chart
+ * and a summary table.
+ *
+ * <p>Lifecycle: {@link #start} brings everything up and starts producing; {@link #awaitCompletion()} returns
+ * once the producer is done and every produced record is either rejected or in the database (or the drain
+ * timeout passed, or {@link #close()} was called); {@link #close()} stops producer, shaper, writer and broker
+ * in that order, deletes the broker's and the shaper's directories, writes the chart and prints the summary.
+ * {@code close()} is idempotent and safe from a shutdown hook, which is how Ctrl-C stops the demo cleanly.
+ */
+public final class DemoRun implements AutoCloseable {
+
+    public static final String INPUT_TOPIC = "shaper-input";
+    public static final String SHAPED_TOPIC = "shaper-shaped";
+    public static final String REJECTED_TOPIC = "shaper-rejected";
+    /** The chart's file name in the output directory. */
+    public static final String CHART_FILE = "shaper-demo.html";
+    static final int INPUT_PARTITIONS = 2;
+
+    private static final Logger LOG = LoggerFactory.getLogger(DemoRun.class);
+    private static final long SAMPLE_INTERVAL_MS = 1000;
+    private static final Duration SHAPER_START_TIMEOUT = Duration.ofSeconds(60);
+
+    private final DemoSettings settings;
+    private final PrintStream console;
+    private final String runId = UUID.randomUUID().toString().substring(0, 8);
+    private final Path workDir;
+    private final RateTimeline timeline = new RateTimeline();
+    private final LiveView view;
+    private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "shaper-demo-sampler");
+        t.setDaemon(true);
+        return t;
+    });
+    private EmbeddedKafka kafka;
+    private ShaperApplication shaper;
+    private KafkaRecordSink sink;
+    private TrafficGenerator generator;
+    private Thread producerThread;
+    private DbWriter writer;
+    private Thread writerThread;
+    private TopicMonitor monitor;
+    private volatile long producerStartNanos;
+    private volatile boolean producerDone;
+    private volatile Throwable failure;
+    private volatile boolean closing;
+    private boolean closed;
+    private DemoSummary summary;
+
+    private DemoRun(DemoSettings settings, PrintStream console) throws IOException {
+        this.settings = settings;
+        this.console = console;
+        this.view = new LiveView(console);
+        this.workDir = Files.createTempDirectory("shaper-demo-");
+    }
+
+    /** Starts broker, topics, shaper, DB writer and producer; on any failure stops what already runs. */
+    public static DemoRun start(DemoSettings settings, PrintStream console) throws Exception {
+        DemoRun run = new DemoRun(settings, console);
+        try {
+            run.startAll();
+        } catch (Exception | Error e) {
+            run.close();
+            throw e;
+        }
+        return run;
+    }
+
+    private void startAll() throws Exception {
+        console.println("Starting a Kafka broker (KRaft, in this JVM) ...");
+        kafka = EmbeddedKafka.start(workDir.resolve("kafka"));
+        kafka.createTopics(INPUT_PARTITIONS, Map.of(), INPUT_TOPIC);
+        // Append time on the shaped topic: records that passed the shaper at once carry no release header,
+        // and the broker's append time is then the closest clock to their release.
+        kafka.createTopics(INPUT_PARTITIONS, EmbeddedKafka.APPEND_TIME, SHAPED_TOPIC);
+        kafka.createTopics(1, Map.of(), REJECTED_TOPIC);
+
+        console.println("Starting the shaper: " + shaperDescription());
+        shaper = ShaperApplication.create(shaperSettings());
+        shaper.start();
+        awaitShaperRunning();
+        console.println("The shaper's metrics and health: http://localhost:" + shaper.httpPort()
+                + "/metrics, /health/ready, /buckets/{key}");
+
+        JdbcTarget db = new JdbcTarget(settings.jdbcUrl(), null, null);
+        writer = new DbWriter(kafka.bootstrapServers(), SHAPED_TOPIC, "shaper-demo-db-writer", 500, db.connect(),
+                new ShapedRowsTable(ShapedRowsTable.DEFAULT_NAME, db.dialect()), Clock.systemUTC());
+        writerThread = new Thread(this::runWriter, "shaper-demo-db-writer");
+        writerThread.start();
+        monitor = new TopicMonitor(kafka.bootstrapServers(), SHAPED_TOPIC, REJECTED_TOPIC);
+
+        sink = new KafkaRecordSink(kafka.bootstrapServers(), INPUT_TOPIC);
+        generator = new TrafficGenerator(runId, pattern(), new ZipfKeys(settings.keys(), settings.zipfExponent(),
+                new Random()), settings.recordSize(), TrafficLimit.of(settings.duration()), Ticker.SYSTEM);
+        console.println("Producing " + pattern().describe() + " over " + settings.keys() + " keys (Zipf "
+                + Rates.format(settings.zipfExponent()) + ") for " + TrafficLimit.of(settings.duration())
+                + "; run id " + runId);
+        view.printHeader();
+        producerStartNanos = System.nanoTime();
+        producerThread = new Thread(this::runProducer, "shaper-demo-producer");
+        producerThread.start();
+        sampler.scheduleAtFixedRate(this::sample, SAMPLE_INTERVAL_MS, SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Waits until Kafka Streams has joined its group and runs its tasks: traffic produced before that would
+     * only queue in the input topic and come out as one burst-shaped backlog.
+     */
+    private void awaitShaperRunning() throws InterruptedException {
+        long deadline = System.nanoTime() + SHAPER_START_TIMEOUT.toNanos();
+        while (shaper.streams().state() != KafkaStreams.State.RUNNING) {
+            if (!shaper.streams().state().isRunningOrRebalancing() || System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the shaper did not start within " + SHAPER_START_TIMEOUT.toSeconds()
+                        + " s (Kafka Streams state " + shaper.streams().state() + ")");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private TrafficPattern pattern() {
+        return new Bursts(settings.baseRate(), settings.burstSize(), settings.burstEvery().toMillis() / 1000.0, 0);
+    }
+
+    /** The shaper's tick: half the interval between a key's records, the README's recipe for rate + 1. */
+    long tickMs() {
+        return Math.max(1, Math.round(500 / settings.ratePerKey()));
+    }
+
+    private String shaperDescription() {
+        return Rates.format(settings.ratePerKey()) + "/s per key (capacity " + Rates.format(settings.capacity())
+                + "/s), max delay " + settings.maxDelay().toMillis() + " ms, tick " + tickMs() + " ms"
+                + (settings.admissionRate() > 0 ? ", admission " + Rates.format(settings.admissionRate())
+                + " tokens/s per key" + (settings.redisUri() == null ? " (local buckets)" : " (Redis)") : "");
+    }
+
+    private Map<String, String> shaperSettings() {
+        Map<String, String> s = new HashMap<>();
+        s.put(StreamsConfig.APPLICATION_ID_CONFIG, "shaper-demo");
+        s.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        s.put(StreamsConfig.STATE_DIR_CONFIG, workDir.resolve("streams").toString());
+        s.put(StreamsConfig.POLL_MS_CONFIG, "1");
+        s.put(ShaperConfig.INPUT_TOPIC_CONFIG, INPUT_TOPIC);
+        s.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, SHAPED_TOPIC);
+        s.put(ShaperConfig.REJECTED_TOPIC_CONFIG, REJECTED_TOPIC);
+        s.put(ShaperConfig.SHAPING_RATE_CONFIG, Double.toString(settings.ratePerKey()));
+        s.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, Long.toString(settings.maxDelay().toMillis()));
+        s.put(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(tickMs()));
+        // Any free port: a fixed one could be taken, and the demo prints where it is.
+        s.put(ShaperConfig.HTTP_PORT_CONFIG, "0");
+        if (settings.admissionRate() > 0) {
+            s.put(ShaperConfig.ADMISSION_RATE_CONFIG, Double.toString(settings.admissionRate()));
+        }
+        if (settings.redisUri() != null) {
+            s.put(ShaperConfig.REDIS_URI_CONFIG, settings.redisUri());
+        }
+        return s;
+    }
+
+    private void runProducer() {
+        try {
+            generator.run(sink);
+            sink.flush();
+        } catch (RuntimeException e) {
+            fail("the producer failed", e);
+        } finally {
+            producerDone = true;
+        }
+    }
+
+    private void runWriter() {
+        try {
+            writer.run();
+        } catch (Exception e) {
+            fail("the DB writer failed", e);
+        }
+    }
+
+    private void fail(String what, Throwable e) {
+        if (!closing) {
+            LOG.error("{}; stopping the demo", what, e);
+            failure = new IllegalStateException(what + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void sample() {
+        try {
+            Sample s = currentSample();
+            timeline.add(s);
+            view.show(s);
+        } catch (RuntimeException e) {
+            fail("sampling failed", e);
+        }
+    }
+
+    private Sample currentSample() {
+        return new Sample((System.nanoTime() - producerStartNanos) / 1_000_000, sink.acknowledged(),
+                monitor.shaped(), monitor.rejectedByReason(), writer.stats().rowsInserted());
+    }
+
+    /** Whether every produced record is rejected or written to the database. */
+    private boolean drained() {
+        Sample s = currentSample();
+        return s.queueDepth() == 0 && s.dbRows() + writer.stats().rowsSkipped() >= s.shaped();
+    }
+
+    /**
+     * Blocks until the producer is done and every produced record is rejected or in the database, the drain
+     * timeout has passed since the producer finished, or {@link #close()} began.
+     *
+     * @return true when everything drained
+     */
+    public boolean awaitCompletion() throws InterruptedException {
+        while (!producerDone && !closing && failure == null) {
+            producerThread.join(100);
+        }
+        long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
+        while (!closing && failure == null) {
+            if (drained()) {
+                return true;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                console.println("The queues did not drain within " + settings.drainTimeout().toSeconds() + " s");
+                return false;
+            }
+            Thread.sleep(100);
+        }
+        if (failure != null) {
+            throw new IllegalStateException(failure.getMessage(), failure);
+        }
+        return false;
+    }
+
+    public String runId() {
+        return runId;
+    }
+
+    public String bootstrapServers() {
+        return kafka.bootstrapServers();
+    }
+
+    /** The directory holding the broker's logs and the shaper's state; deleted by {@link #close()}. */
+    public Path workDir() {
+        return workDir;
+    }
+
+    /** The summary, once {@link #close()} has run. */
+    public synchronized String summary() {
+        return summary == null ? null : summary.format();
+    }
+
+    /**
+     * Stops producer, shaper, DB writer and broker, in that order (each stage's input stops before the stage),
+     * deletes the working directory, writes the chart and prints the summary. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closing = true;
+        closed = true;
+        boolean drained = producerDone && failure == null && safely(this::drained);
+        quietly("producer", () -> {
+            if (generator != null) {
+                generator.stop();
+                producerThread.join(10_000);
+                sink.close();
+            }
+        });
+        quietly("shaper", () -> {
+            if (shaper != null) {
+                shaper.close();
+            }
+        });
+        quietly("sampler", () -> {
+            sampler.shutdown();
+            sampler.awaitTermination(5, TimeUnit.SECONDS);
+            if (monitor != null && writer != null) {
+                timeline.add(currentSample());
+            }
+        });
+        ReleaseWindows.Densest densest = new ReleaseWindows.Densest(null, 0);
+        if (writer != null) {
+            writer.stop();
+            quietly("DB writer", () -> writerThread.join(10_000));
+            densest = safely(this::densestKeySecond, densest);
+            writer.close();
+        }
+        quietly("monitor", () -> {
+            if (monitor != null) {
+                monitor.close();
+            }
+        });
+        quietly("broker", () -> {
+            if (kafka != null) {
+                kafka.close();
+            }
+        });
+        quietly("working directory", () -> Utils.delete(workDir.toFile()));
+        report(densest, !drained);
+    }
+
+    private ReleaseWindows.Densest densestKeySecond() throws Exception {
+        JdbcTarget db = new JdbcTarget(settings.jdbcUrl(), null, null);
+        try (Connection c = db.connect()) {
+            return ReleaseWindows.densest(c, new ShapedRowsTable(ShapedRowsTable.DEFAULT_NAME, db.dialect()), runId,
+                    1000);
+        }
+    }
+
+    private void report(ReleaseWindows.Densest densest, boolean stoppedEarly) {
+        Sample last = timeline.last();
+        if (last == null || writer == null) {
+            return;
+        }
+        summary = new DemoSummary(pattern().describe() + ", " + settings.keys() + " keys; shaper "
+                + shaperDescription(), last, timeline, writer.stats(), densest,
+                (long) Math.floor(settings.ratePerKey()) + 1, stoppedEarly);
+        String table = summary.format();
+        console.println();
+        console.print(table);
+        quietly("chart", () -> {
+            Files.createDirectories(settings.outputDir());
+            Path chart = settings.outputDir().resolve(CHART_FILE);
+            Files.writeString(chart, HtmlChart.render("Shaper demo, run " + runId, timeline.rates(),
+                    settings.capacity(), table), StandardCharsets.UTF_8);
+            console.println("chart: " + chart.toAbsolutePath());
+        });
+    }
+
+    /** An action of the shutdown sequence: a failure is logged and the sequence goes on. */
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private void quietly(String what, Step step) {
+        try {
+            step.run();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warn("interrupted while stopping the {}", what);
+        } catch (Exception e) {
+            LOG.warn("could not stop the {} cleanly: {}", what, e.toString());
+        }
+    }
+
+    private interface Check<T> {
+        T get() throws Exception;
+    }
+
+    private <T> T safely(Check<T> check, T fallback) {
+        try {
+            return check.get();
+        } catch (Exception e) {
+            LOG.warn("could not read the final figures: {}", e.toString());
+            return fallback;
+        }
+    }
+
+    private boolean safely(Check<Boolean> check) {
+        return safely(check, false);
+    }
+}

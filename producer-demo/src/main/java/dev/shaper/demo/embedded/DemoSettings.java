@@ -1,0 +1,34 @@
+package dev.shaper.demo.embedded;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Everything the demo can be told; {@link dev.shaper.demo.cli.DemoCommand} fills it from the command line
+ * and the integration test directly.
+ *
+ * @param duration      how long the producer runs
+ * @param ratePerKey    the shaper's release rate per key, records/s
+ * @param keys          how many distinct keys the producer uses
+ * @param zipfExponent  skew of the keys (0 uniform)
+ * @param baseRate      the producer's background rate between bursts, records/s
+ * @param burstSize     records per burst
+ * @param burstEvery    time between bursts
+ * @param recordSize    bytes per record value
+ * @param maxDelay      the longest a record may wait in the shaper before it is rejected instead
+ * @param admissionRate admission tokens/s per key (0: no admission stage)
+ * @param redisUri      Redis of the admission counters, or null for local buckets
+ * @param jdbcUrl       the database the DB writer fills
+ * @param outputDir     where the chart goes
+ * @param drainTimeout  how long to wait after the producer stops for the queues to empty
+ */
+public record DemoSettings(Duration duration, double ratePerKey, int keys, double zipfExponent, double baseRate,
+                           int burstSize, Duration burstEvery, int recordSize, Duration maxDelay,
+                           double admissionRate, String redisUri, String jdbcUrl, Path outputDir,
+                           Duration drainTimeout) {
+
+    /** The shaper's capacity over all keys, records/s. */
+    public double capacity() {
+        return ratePerKey * keys;
+    }
+}

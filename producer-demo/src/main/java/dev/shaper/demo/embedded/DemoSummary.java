@@ -1,0 +1,58 @@
+package dev.shaper.demo.embedded;
+
+import dev.shaper.demo.db.ReleaseWindows;
+import dev.shaper.demo.db.WriterStats;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
+
+/**
+ * The end-of-run table of the demo: what was produced, shaped, rejected and written, the peaks, the
+ * database's batch latency and the densest second of any key by release time.
+ *
+ * @param description   what ran (pattern, keys, shaper settings)
+ * @param last          the final sample
+ * @param timeline      all samples, for the peaks
+ * @param writer        the DB writer's counters
+ * @param densest       the key with most rows released within one second
+ * @param perKeyLimit   what one key may receive in a second: its rate + 1
+ * @param stoppedEarly  true when Ctrl-C (or a failure) ended the run before the queues drained
+ */
+record DemoSummary(String description, Sample last, RateTimeline timeline, WriterStats writer,
+                   ReleaseWindows.Densest densest, long perKeyLimit, boolean stoppedEarly) {
+
+    String format() {
+        double seconds = last.elapsedMs() / 1000.0;
+        Map<String, String> rows = new LinkedHashMap<>();
+        rows.put("run", description + (stoppedEarly ? " (stopped before the queues drained)" : ""));
+        rows.put("produced", last.produced() + rates(last.produced(), seconds, RateTimeline.Rates::input));
+        rows.put("shaped", last.shaped() + rates(last.shaped(), seconds, RateTimeline.Rates::shaped));
+        rows.put("rejected", last.rejected() + (last.rejectedByReason().isEmpty() ? "" : " ("
+                + last.rejectedByReason().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", ")) + ")"));
+        rows.put("still queued", Long.toString(last.queueDepth()));
+        rows.put("database rows", last.dbRows() + rates(last.dbRows(), seconds, RateTimeline.Rates::db)
+                + ", " + writer.rowsSkipped() + " replayed rows skipped");
+        rows.put("db batch latency", String.format(Locale.ROOT, "p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms"
+                        + " (%d batches)", ms(50), ms(95), ms(99), ms(100), writer.batches()));
+        rows.put("densest key-second", densest.key() == null ? "no rows with a release time"
+                : String.format(Locale.ROOT, "%s: %d rows released within one second (limit %d = rate + 1)%s",
+                densest.key(), densest.count(), perKeyLimit, densest.count() <= perKeyLimit ? "" : "  EXCEEDED"));
+        int width = rows.keySet().stream().mapToInt(String::length).max().orElse(0);
+        StringBuilder table = new StringBuilder();
+        rows.forEach((name, value) -> table.append(String.format(Locale.ROOT, "%-" + width + "s  %s%n", name, value)));
+        return table.toString();
+    }
+
+    private double ms(double percentile) {
+        return writer.batchLatency().percentile(percentile) / 1000.0;
+    }
+
+    private String rates(long count, double seconds, ToDoubleFunction<RateTimeline.Rates> rate) {
+        double peak = timeline.rates().stream().mapToDouble(rate).max().orElse(0);
+        return String.format(Locale.ROOT, " (%.1f/s on average, peak %.0f/s)", seconds > 0 ? count / seconds : 0.0,
+                peak);
+    }
+}

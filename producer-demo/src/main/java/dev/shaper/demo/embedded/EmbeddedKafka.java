@@ -1,0 +1,91 @@
+package dev.shaper.demo.embedded;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+
+/**
+ * A real single-node Kafka broker (KRaft, combined broker and controller) in this JVM, built from Kafka's own
+ * jars with {@link KafkaClusterTestKit}: the demo needs nothing but Java. Clients reach it over loopback
+ * through {@link #bootstrapServers()}. Its logs live under the directory given to {@link #start}, which
+ * {@link #close()} deletes.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+    /** Topic config that stamps each record with the time the broker appended it (stands in for release time). */
+    public static final Map<String, String> APPEND_TIME = Map.of("message.timestamp.type", "LogAppendTime");
+
+    private final KafkaClusterTestKit cluster;
+
+    private EmbeddedKafka(KafkaClusterTestKit cluster) {
+        this.cluster = cluster;
+    }
+
+    /** Formats and starts a broker whose data lives in {@code directory} (created; must not hold a broker). */
+    public static EmbeddedKafka start(Path directory) throws Exception {
+        KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1)
+                .setBaseDirectory(directory).build())
+                // One broker: internal topics cannot be replicated.
+                .setConfigProp("offsets.topic.replication.factor", "1")
+                .setConfigProp("transaction.state.log.replication.factor", "1")
+                .setConfigProp("transaction.state.log.min.isr", "1")
+                // The demo's consumers join one at a time; waiting for more only delays the start.
+                .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                .setConfigProp("auto.create.topics.enable", "false")
+                .setDeleteOnClose(true)
+                .build();
+        try {
+            formatQuietly(cluster);
+            cluster.startup();
+            cluster.waitForReadyBrokers();
+        } catch (Exception e) {
+            cluster.close();
+            throw e;
+        }
+        return new EmbeddedKafka(cluster);
+    }
+
+    /**
+     * Formats the broker's storage. Kafka's formatter prints its progress to {@code System.out}, which is the
+     * demo's console; nothing else runs yet, so standard output is silenced for that moment only.
+     */
+    private static void formatQuietly(KafkaClusterTestKit cluster) throws Exception {
+        PrintStream console = System.out;
+        System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+        try {
+            cluster.format();
+        } finally {
+            System.setOut(console);
+        }
+    }
+
+    public String bootstrapServers() {
+        return cluster.bootstrapServers();
+    }
+
+    /** Creates topics of {@code partitions} partitions, replication factor 1, with these topic configs. */
+    public void createTopics(int partitions, Map<String, String> configs, String... names) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+            List<NewTopic> topics = Arrays.stream(names)
+                    .map(n -> new NewTopic(n, partitions, (short) 1).configs(configs)).toList();
+            admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Stops the broker and deletes its data. */
+    @Override
+    public void close() throws Exception {
+        cluster.close();
+    }
+}

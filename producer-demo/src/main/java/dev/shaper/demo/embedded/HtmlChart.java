@@ -1,0 +1,124 @@
+package dev.shaper.demo.embedded;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Renders a demo run as a self-contained HTML page: an inline SVG line chart of input, shaped and database
+ * rates over time (with the shaper's total capacity as a dashed line) above the summary table. No scripts,
+ * no external resources: the file can be opened anywhere, attached to an issue, or archived by CI.
+ */
+final class HtmlChart {
+
+    private static final int WIDTH = 960;
+    private static final int HEIGHT = 420;
+    private static final int LEFT = 70;
+    private static final int RIGHT = 20;
+    private static final int TOP = 20;
+    private static final int BOTTOM = 50;
+
+    private record Series(String label, String color, ToDoubleFunction<RateTimeline.Rates> value) {
+    }
+
+    private static final List<Series> SERIES = List.of(
+            new Series("input (produced)", "#d62728", RateTimeline.Rates::input),
+            new Series("shaped (released)", "#1f77b4", RateTimeline.Rates::shaped),
+            new Series("database rows written", "#2ca02c", RateTimeline.Rates::db));
+
+    private HtmlChart() {
+    }
+
+    /**
+     * @param title      the page heading
+     * @param rates      the per-second rates of the run
+     * @param capacity   the shaper's total release capacity, records/s (drawn as a reference line)
+     * @param summary    the summary table as plain text, shown under the chart
+     */
+    static String render(String title, List<RateTimeline.Rates> rates, double capacity, String summary) {
+        double maxX = Math.max(1, rates.stream().mapToDouble(RateTimeline.Rates::atSeconds).max().orElse(1));
+        double maxY = niceCeiling(Math.max(capacity, rates.stream()
+                .mapToDouble(r -> Math.max(r.input(), Math.max(r.shaped(), r.db()))).max().orElse(1)));
+        StringBuilder svg = new StringBuilder();
+        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+                + " font-family=\"sans-serif\" font-size=\"12\">%n", WIDTH, HEIGHT));
+        axes(svg, maxX, maxY);
+        double capY = y(capacity, maxY);
+        svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#555\""
+                + " stroke-dasharray=\"6 4\"/>%n", LEFT, capY, WIDTH - RIGHT, capY));
+        for (Series s : SERIES) {
+            svg.append("<polyline fill=\"none\" stroke-width=\"2\" stroke=\"").append(s.color()).append("\" points=\"");
+            for (RateTimeline.Rates r : rates) {
+                svg.append(String.format(Locale.ROOT, "%.1f,%.1f ", x(r.atSeconds(), maxX),
+                        y(s.value().applyAsDouble(r), maxY)));
+            }
+            svg.append("\"/>\n");
+        }
+        legend(svg, capacity);
+        svg.append("</svg>\n");
+        return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + escape(title)
+                + "</title></head>\n<body style=\"font-family:sans-serif\">\n<h1>" + escape(title) + "</h1>\n"
+                + svg + "<pre>" + escape(summary) + "</pre>\n</body></html>\n";
+    }
+
+    private static void axes(StringBuilder svg, double maxX, double maxY) {
+        int bottom = HEIGHT - BOTTOM;
+        svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n",
+                LEFT, bottom, WIDTH - RIGHT, bottom));
+        svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n",
+                LEFT, TOP, LEFT, bottom));
+        for (int i = 0; i <= 5; i++) {
+            double value = maxY * i / 5;
+            double yy = y(value, maxY);
+            svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                    + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>%n",
+                    LEFT, yy, WIDTH - RIGHT, yy, LEFT - 6, yy + 4, value));
+            double t = maxX * i / 5;
+            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f s</text>%n",
+                    x(t, maxX), bottom + 18, t));
+        }
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since the"
+                + " producer started</text>%n", (LEFT + WIDTH - RIGHT) / 2, HEIGHT - 8));
+        svg.append(String.format(Locale.ROOT, "<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\""
+                + " text-anchor=\"middle\">records per second</text>%n", HEIGHT / 2, HEIGHT / 2));
+    }
+
+    private static void legend(StringBuilder svg, double capacity) {
+        int row = 0;
+        for (Series s : SERIES) {
+            legendRow(svg, row++, "stroke=\"" + s.color() + "\" stroke-width=\"2\"", s.label());
+        }
+        legendRow(svg, row, "stroke=\"#555\" stroke-dasharray=\"6 4\"",
+                String.format(Locale.ROOT, "shaper capacity (%.0f/s)", capacity));
+    }
+
+    private static void legendRow(StringBuilder svg, int row, String stroke, String label) {
+        int yy = TOP + 12 + row * 18;
+        int x0 = WIDTH - RIGHT - 230;
+        svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" %s/>"
+                + "<text x=\"%d\" y=\"%d\">%s</text>%n", x0, yy, x0 + 30, yy, stroke, x0 + 38, yy + 4, escape(label)));
+    }
+
+    private static double x(double seconds, double maxX) {
+        return LEFT + seconds / maxX * (WIDTH - LEFT - RIGHT);
+    }
+
+    private static double y(double value, double maxY) {
+        return HEIGHT - BOTTOM - value / maxY * (HEIGHT - TOP - BOTTOM);
+    }
+
+    /** The smallest of 1, 2, 5 times a power of ten at or above {@code value}: round axis labels. */
+    static double niceCeiling(double value) {
+        double magnitude = Math.pow(10, Math.floor(Math.log10(Math.max(value, 1))));
+        for (double step : new double[] {1, 2, 5, 10}) {
+            if (step * magnitude >= value) {
+                return step * magnitude;
+            }
+        }
+        return 10 * magnitude;
+    }
+
+    private static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+}

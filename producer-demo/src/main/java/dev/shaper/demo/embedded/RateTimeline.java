@@ -1,0 +1,52 @@
+package dev.shaper.demo.embedded;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToLongFunction;
+
+/**
+ * The samples of one demo run, about one a second, and the per-second rates between them. Thread-safe: the
+ * sampler adds while the console and the report read.
+ */
+public final class RateTimeline {
+
+    /** The rates between two consecutive samples, per second, at the later sample's time. */
+    public record Rates(double atSeconds, double input, double shaped, double rejected, double db) {
+    }
+
+    private final List<Sample> samples = new ArrayList<>();
+
+    public synchronized void add(Sample sample) {
+        samples.add(sample);
+    }
+
+    public synchronized List<Sample> samples() {
+        return List.copyOf(samples);
+    }
+
+    /** The latest sample, or null before the first. */
+    public synchronized Sample last() {
+        return samples.isEmpty() ? null : samples.get(samples.size() - 1);
+    }
+
+    /** The rates between consecutive samples (one fewer than the samples, none before the second). */
+    public List<Rates> rates() {
+        List<Sample> all = samples();
+        List<Rates> rates = new ArrayList<>();
+        for (int i = 1; i < all.size(); i++) {
+            rates.add(between(all.get(i - 1), all.get(i)));
+        }
+        return rates;
+    }
+
+    static Rates between(Sample from, Sample to) {
+        double seconds = Math.max(1, to.elapsedMs() - from.elapsedMs()) / 1000.0;
+        return new Rates(to.elapsedMs() / 1000.0,
+                rate(from, to, Sample::produced, seconds), rate(from, to, Sample::shaped, seconds),
+                rate(from, to, Sample::rejected, seconds), rate(from, to, Sample::dbRows, seconds));
+    }
+
+    private static double rate(Sample from, Sample to, ToLongFunction<Sample> counter, double seconds) {
+        return (counter.applyAsLong(to) - counter.applyAsLong(from)) / seconds;
+    }
+}

@@ -1,0 +1,25 @@
+package dev.shaper.demo.embedded;
+
+import java.util.SortedMap;
+
+/**
+ * The demo's cumulative counters at one moment. Rates are differences between consecutive samples.
+ *
+ * @param elapsedMs        milliseconds since the demo's producer started
+ * @param produced         records the broker acknowledged to the producer
+ * @param shaped           records committed to the shaped topic
+ * @param rejectedByReason records committed to the rejected topic, per {@code shaper.reason}
+ * @param dbRows           rows the database committed
+ */
+public record Sample(long elapsedMs, long produced, long shaped, SortedMap<String, Long> rejectedByReason,
+                     long dbRows) {
+
+    public long rejected() {
+        return rejectedByReason.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Records produced but neither shaped nor rejected yet: waiting in the shaper (or in transit). */
+    public long queueDepth() {
+        return produced - shaped - rejected();
+    }
+}

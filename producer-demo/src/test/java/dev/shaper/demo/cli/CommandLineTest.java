@@ -1,0 +1,145 @@
+package dev.shaper.demo.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shaper.demo.ProducerDemo;
+import dev.shaper.demo.traffic.Bursts;
+import dev.shaper.demo.traffic.Ramp;
+import dev.shaper.demo.traffic.TrafficLimit;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * Argument parsing and validation: a bad value is a usage error (exit code 2) whose message names the option,
+ * what it expects and what it got, and never a stack trace. None of these runs reach Kafka or a database:
+ * the checks come first.
+ */
+class CommandLineTest {
+
+    private final StringWriter err = new StringWriter();
+    private final StringWriter out = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine cli = ProducerDemo.commandLine();
+        cli.setErr(new PrintWriter(err, true));
+        cli.setOut(new PrintWriter(out, true));
+        return cli.execute(args);
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @CsvSource(delimiter = '|', value = {
+        "produce   | --keys         | 0      | expected a whole number >= 1, got '0'",
+        "produce   | --rate         | fast   | expected a number >= 0, got 'fast'",
+        "produce   | --zipf         | -1     | expected a number >= 0, got '-1'",
+        "produce   | --pattern      | zigzag | expected one of steady, bursts, ramp, on-off, got 'zigzag'",
+        "produce   | --duration     | 10     | expected a duration > 0 such as 500ms, 10s or 2m, got '10'",
+        "produce   | --duration     | 0s     | expected a duration > 0 such as 500ms, 10s or 2m, got '0s'",
+        "produce   | --count        | 1.5    | expected a whole number >= 1, got '1.5'",
+        "produce   | --record-size  | -3     | expected a whole number >= 1, got '-3'",
+        "produce   | --burst-every  | 5x     | expected a duration > 0 such as 500ms, 10s or 2m, got '5x'",
+        "db-writer | --max-batch    | 0      | expected a whole number >= 1, got '0'",
+        "demo      | --rate         | 0      | expected a number > 0, got '0'",
+        "demo      | --max-delay    | soon   | expected a duration >= 0 such as 500ms, 10s or 2m, got 'soon'",
+    })
+    void shouldNameTheOptionAndTheExpectedValueWhenAValueIsBad(String command, String option, String value,
+                                                               String expected) {
+        int exit = run(command, option, value);
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("Invalid value for option '" + option + "'").contains(expected)
+                .doesNotContain("\tat ");
+    }
+
+    @Test
+    void shouldRefuseABurstLongerThanItsPeriod() {
+        int exit = run("produce", "--pattern", "bursts", "--burst-every", "2s", "--burst-length", "3s");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("Invalid value for option '--burst-length': expected at most"
+                + " --burst-every (2000ms), got '3000ms'");
+    }
+
+    @Test
+    void shouldRefuseAZeroRateForASteadyPattern() {
+        int exit = run("produce", "--pattern", "steady", "--rate", "0");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("Invalid value for option '--rate': expected a number > 0 for"
+                + " --pattern steady, got '0.0'");
+    }
+
+    @Test
+    void shouldRefuseAnUnsupportedJdbcUrlBeforeConnecting() {
+        int exit = run("db-writer", "--jdbc-url", "jdbc:mysql://localhost/test");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("Invalid value for option '--jdbc-url': unsupported JDBC URL"
+                + " 'jdbc:mysql://localhost/test'; expected jdbc:postgresql://host:port/database or jdbc:h2:...");
+    }
+
+    @Test
+    void shouldRefuseATableNameThatIsNotAnIdentifier() {
+        int exit = run("db-writer", "--jdbc-url", "jdbc:h2:mem:x", "--table", "rows;drop");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("Invalid value for option '--table': invalid table name 'rows;drop'");
+    }
+
+    @Test
+    void shouldRefuseARedisUriWithoutScheme() {
+        int exit = run("demo", "--redis-uri", "localhost:6379");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("Invalid value for option '--redis-uri': expected redis://host:port");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownOption() {
+        int exit = run("produce", "--rate-per-key", "5");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("Unknown options: '--rate-per-key'", "Possible solutions: --rate");
+    }
+
+    @Test
+    void shouldBuildThePatternAndLimitTheOptionsDescribe() {
+        ProduceCommand produce = parse("produce", "--pattern", "bursts", "--rate", "10", "--burst-size", "200",
+                "--burst-every", "4s", "--burst-length", "500ms", "--count", "1000");
+
+        assertThat(produce.traffic.pattern()).isEqualTo(new Bursts(10, 200, 4, 0.5));
+        assertThat(produce.traffic.limit()).isEqualTo(TrafficLimit.ofCount(1000));
+    }
+
+    @Test
+    void shouldRampOverTheWholeDurationByDefault() {
+        ProduceCommand produce = parse("produce", "--pattern", "RAMP", "--ramp-from", "5", "--rate", "50",
+                "--duration", "1m");
+
+        assertThat(produce.traffic.pattern()).isEqualTo(new Ramp(5, 50, 60));
+        assertThat(produce.traffic.limit()).isEqualTo(TrafficLimit.of(Duration.ofMinutes(1)));
+    }
+
+    @Test
+    void shouldProduceForThirtySecondsWhenNoLimitIsGiven() {
+        assertThat(parse("produce").traffic.limit()).isEqualTo(TrafficLimit.of(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void shouldListTheSubcommandsInTheHelp() {
+        int exit = run("--help");
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("produce", "db-writer", "demo");
+    }
+
+    private static ProduceCommand parse(String... args) {
+        CommandLine cli = ProducerDemo.commandLine();
+        CommandLine.ParseResult result = cli.parseArgs(args);
+        return (ProduceCommand) result.subcommand().commandSpec().userObject();
+    }
+}

@@ -1,0 +1,39 @@
+package dev.shaper.demo.embedded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class HtmlChartTest {
+
+    @Test
+    void shouldDrawOneLinePerSeriesInASelfContainedPage() {
+        List<RateTimeline.Rates> rates = List.of(new RateTimeline.Rates(1, 300, 100, 0, 100),
+                new RateTimeline.Rates(2, 40, 100, 5, 95));
+
+        String html = HtmlChart.render("run <x>", rates, 100, "produced 340");
+
+        assertThat(html).startsWith("<!DOCTYPE html>").contains("<svg", "produced 340", "run &lt;x&gt;");
+        assertThat(html.split("<polyline", -1)).hasSize(4);
+        assertThat(html).doesNotContain("<script", "src=", "href=");
+    }
+
+    @Test
+    void shouldRoundTheAxisUpToOneTwoOrFive() {
+        assertThat(HtmlChart.niceCeiling(340)).isEqualTo(500);
+        assertThat(HtmlChart.niceCeiling(100)).isEqualTo(100);
+        assertThat(HtmlChart.niceCeiling(101)).isEqualTo(200);
+        assertThat(HtmlChart.niceCeiling(0.3)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldComputeRatesBetweenSamples() {
+        RateTimeline timeline = new RateTimeline();
+        timeline.add(new Sample(1000, 100, 50, new java.util.TreeMap<>(java.util.Map.of("QUEUE_FULL", 10L)), 40));
+        timeline.add(new Sample(3000, 300, 150, new java.util.TreeMap<>(java.util.Map.of("QUEUE_FULL", 30L)), 140));
+
+        assertThat(timeline.rates()).containsExactly(new RateTimeline.Rates(3, 100, 50, 10, 50));
+        assertThat(timeline.last().queueDepth()).isEqualTo(300 - 150 - 30);
+    }
+}

@@ -1,0 +1,80 @@
+package dev.shaper.internals.http;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.processor.StateRestoreListener;
+
+/**
+ * Liveness and readiness of one shaper instance, for {@code /health/live} and {@code /health/ready}.
+ *
+ * <p>Ready means: Kafka Streams is RUNNING, no active store of this instance is restoring from its changelog,
+ * and no stop was requested. RUNNING alone is not enough: with Kafka Streams' state updater, stream threads
+ * run while some tasks still restore in the background, and a restoring task's queues are not being drained.
+ * Live means: Kafka Streams has not failed (an orchestrator should restart an instance that is not live).
+ */
+public final class StreamsHealth implements StateRestoreListener {
+
+    private final Set<TopicPartition> restoring = ConcurrentHashMap.newKeySet();
+    private volatile KafkaStreams streams;
+    private volatile boolean stopping;
+
+    /** Registers as the restore listener of {@code streams}; call before {@link KafkaStreams#start}. */
+    public void watch(KafkaStreams streams) {
+        streams.setGlobalStateRestoreListener(this);
+        this.streams = streams;
+    }
+
+    /** A stop was requested: not ready from now on, so that traffic and checks move elsewhere first. */
+    public void stopping() {
+        stopping = true;
+    }
+
+    public boolean isLive() {
+        KafkaStreams.State state = state();
+        return state != KafkaStreams.State.ERROR && state != KafkaStreams.State.PENDING_ERROR;
+    }
+
+    public boolean isReady() {
+        return !stopping && state() == KafkaStreams.State.RUNNING && restoring.isEmpty();
+    }
+
+    /** One line saying why the instance is or is not ready. */
+    public String describe() {
+        KafkaStreams.State state = state();
+        if (stopping) {
+            return "stopping (Kafka Streams " + state + ")";
+        }
+        if (!restoring.isEmpty()) {
+            return "Kafka Streams " + state + ", restoring " + restoring.size() + " store partition(s)";
+        }
+        return "Kafka Streams " + state;
+    }
+
+    /** The Kafka Streams state, CREATED before {@link #watch}. */
+    public KafkaStreams.State state() {
+        KafkaStreams s = streams;
+        return s == null ? KafkaStreams.State.CREATED : s.state();
+    }
+
+    @Override
+    public void onRestoreStart(TopicPartition partition, String storeName, long startingOffset, long endingOffset) {
+        restoring.add(partition);
+    }
+
+    @Override
+    public void onBatchRestored(TopicPartition partition, String storeName, long batchEndOffset, long numRestored) {
+        // progress is not part of readiness
+    }
+
+    @Override
+    public void onRestoreEnd(TopicPartition partition, String storeName, long totalRestored) {
+        restoring.remove(partition);
+    }
+
+    @Override
+    public void onRestoreSuspended(TopicPartition partition, String storeName, long totalRestored) {
+        restoring.remove(partition); // the task moved away or closed: it no longer holds this instance back
+    }
+}

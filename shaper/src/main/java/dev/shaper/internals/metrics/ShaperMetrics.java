@@ -1,0 +1,200 @@
+package dev.shaper.internals.metrics;
+
+import dev.shaper.RejectReason;
+import dev.shaper.internals.admission.AdmissionController;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.BaseUnits;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.kafka.streams.KafkaStreams;
+
+/**
+ * Every metric the shaper publishes, defined here and nowhere else: names, descriptions, units and tags.
+ * The processors, the admission and the HTTP server report through this class's methods.
+ *
+ * <p>No metric is tagged by record key: keys are unbounded, and a time series per key would overwhelm any
+ * metrics backend. Per-key state is what {@code /buckets/{key}} answers.
+ */
+public final class ShaperMetrics implements AutoCloseable {
+
+    /** Records forwarded to the output topic at once, without waiting. */
+    public static final String PASSED = "shaper.records.passed";
+    /** Records put in a key's queue. */
+    public static final String QUEUED = "shaper.records.queued";
+    /** Queued records released to the output topic by the punctuator. */
+    public static final String RELEASED = "shaper.records.released";
+    /**
+     * Records sent to the rejected topic; tag {@code reason} is a {@link RejectReason}. {@code INVALID_RECORD} comes
+     * only from the production exception handler, for a record the broker refused after it was already counted as
+     * passed or released: it is the one rejection that is counted twice.
+     */
+    public static final String REJECTED = "shaper.records.rejected";
+    /** Records waiting in this instance's queues now. */
+    public static final String QUEUE_RECORDS = "shaper.queue.records";
+    /** Stored bytes of the records waiting in this instance's queues now. */
+    public static final String QUEUE_BYTES = "shaper.queue.bytes";
+    /** How long released records waited in their queue. */
+    public static final String QUEUE_DELAY = "shaper.queue.delay";
+    /** Records per second sent to the output topic (passed plus released). */
+    public static final String RELEASE_RATE = "shaper.release.rate";
+    /** 1 for the admission backend in use, 0 for the other; tags {@code backend} and {@code mode}. */
+    public static final String ADMISSION_BACKEND = "shaper.admission.backend";
+    /** Switches of the admission backend; tag {@code to} is {@code local} or {@code redis}. */
+    public static final String ADMISSION_SWITCHES = "shaper.admission.switches";
+    /** Latency of Redis calls; tag {@code command} is {@code take}, {@code charge} or {@code ping}. */
+    public static final String REDIS_LATENCY = "shaper.redis.latency";
+
+    /**
+     * The Kafka Streams settings key under which the application hands this object to the exception handlers
+     * that Kafka Streams instantiates itself. Outside {@code shaper.}: it is an object, not a user setting.
+     */
+    public static final String SETTINGS_KEY = "dev.shaper.metrics";
+
+    private final MeterRegistry registry;
+    private final Counter passed;
+    private final Counter queued;
+    private final Counter released;
+    private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
+    private final Timer queueDelay;
+    private final SlidingRate releaseRate;
+    private final Set<TaskQueueGauge> taskQueues = ConcurrentHashMap.newKeySet();
+    private final Map<String, Timer> redisLatency = new ConcurrentHashMap<>();
+    private KafkaStreamsMetrics streamsMetrics;
+
+    /**
+     * @param registry    where the meters live (a Prometheus registry in the application)
+     * @param wallClockMs the clock the release-rate gauge reads; the stream threads report with their own
+     *                    wall time, so in tests both can be the driver's mock time
+     */
+    public ShaperMetrics(MeterRegistry registry, LongSupplier wallClockMs) {
+        this.registry = registry;
+        this.passed = Counter.builder(PASSED)
+                .description("Records forwarded to the output topic at once, without waiting").register(registry);
+        this.queued = Counter.builder(QUEUED)
+                .description("Records put in their key's queue to wait for their release").register(registry);
+        this.released = Counter.builder(RELEASED)
+                .description("Queued records released to the output topic by the punctuator").register(registry);
+        for (RejectReason reason : RejectReason.values()) {
+            // Registered up front, so a dashboard shows every reason at 0 instead of "no data".
+            rejected.put(reason, Counter.builder(REJECTED).tag("reason", reason.name())
+                    .description("Records sent to the rejected topic, by the reason in their shaper.reason header")
+                    .register(registry));
+        }
+        this.queueDelay = Timer.builder(QUEUE_DELAY)
+                .description("How long released records waited in their key's queue (records passed at once are"
+                        + " not included: they waited 0)")
+                // Buckets, not client-side percentiles: Prometheus computes any percentile from them, across
+                // instances too (histogram_quantile), and recording stays cheap.
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofHours(1))
+                .register(registry);
+        this.releaseRate = new SlidingRate(wallClockMs);
+        Gauge.builder(RELEASE_RATE, releaseRate, SlidingRate::perSecond)
+                .description("Records per second sent to the output topic (passed at once plus released), averaged"
+                        + " over the last " + SlidingRate.WINDOW_SECONDS + " complete seconds")
+                .register(registry);
+        Gauge.builder(QUEUE_RECORDS, taskQueues, queues -> queues.stream().mapToLong(TaskQueueGauge::records).sum())
+                .description("Records waiting in the queues of this instance's tasks")
+                .register(registry);
+        Gauge.builder(QUEUE_BYTES, taskQueues, queues -> queues.stream().mapToLong(TaskQueueGauge::bytes).sum())
+                .baseUnit(BaseUnits.BYTES).description("Stored size of the records waiting in this instance's queues")
+                .register(registry);
+    }
+
+    /** Metrics kept in memory only: for tests, tools and a shaper with its HTTP server off. */
+    public static ShaperMetrics inMemory() {
+        return new ShaperMetrics(new SimpleMeterRegistry(), System::currentTimeMillis);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** A record left at once, at wall time {@code wallMs}. */
+    public void passed(long wallMs) {
+        passed.increment();
+        releaseRate.add(wallMs, 1);
+    }
+
+    public void queued() {
+        queued.increment();
+    }
+
+    /** A queued record left at wall time {@code wallMs} after waiting {@code waitedMs}. */
+    public void released(long wallMs, long waitedMs) {
+        released.increment();
+        queueDelay.record(waitedMs, TimeUnit.MILLISECONDS);
+        releaseRate.add(wallMs, 1);
+    }
+
+    public void rejected(RejectReason reason) {
+        rejected.get(reason).increment();
+    }
+
+    /** The queue gauge of a task that just started, counting {@code records} and {@code bytes} it restored. */
+    public TaskQueueGauge registerTaskQueue(long records, long bytes) {
+        TaskQueueGauge gauge = new TaskQueueGauge(this);
+        gauge.add(records, bytes);
+        taskQueues.add(gauge);
+        return gauge;
+    }
+
+    void unregister(TaskQueueGauge gauge) {
+        taskQueues.remove(gauge);
+    }
+
+    /** Times one Redis call. */
+    public void redisCall(String command, long nanos) {
+        redisLatency.computeIfAbsent(command, c -> Timer.builder(REDIS_LATENCY).tag("command", c)
+                .description("Latency of the admission's Redis calls, successful or not")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(50_000))
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Publishes which backend the admission uses and how often it switched. */
+    public void bindAdmission(AdmissionController admission) {
+        String mode = admission.mode().name().toLowerCase(Locale.ROOT);
+        for (AdmissionController.Backend backend : AdmissionController.Backend.values()) {
+            Gauge.builder(ADMISSION_BACKEND, admission, a -> a.backend() == backend ? 1 : 0)
+                    .tag("backend", backend.name().toLowerCase(Locale.ROOT)).tag("mode", mode)
+                    .description("1 for the admission backend in use (redis: shared counters; local: in-process"
+                            + " fallback at rate / live instances), 0 for the other")
+                    .register(registry);
+        }
+        FunctionCounter.builder(ADMISSION_SWITCHES, admission, AdmissionController::switchesToLocal)
+                .tag("to", "local").description("Switches of the admission backend to local buckets (Redis failed)")
+                .register(registry);
+        FunctionCounter.builder(ADMISSION_SWITCHES, admission, AdmissionController::switchesToRedis)
+                .tag("to", "redis").description("Switches of the admission backend back to Redis")
+                .register(registry);
+        admission.observeRedisCalls(this::redisCall);
+    }
+
+    /** Publishes Kafka Streams' own metrics (consumer, producer, threads, tasks, stores). */
+    public synchronized void bindStreams(KafkaStreams streams) {
+        streamsMetrics = new KafkaStreamsMetrics(streams);
+        streamsMetrics.bindTo(registry);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (streamsMetrics != null) {
+            streamsMetrics.close();
+        }
+    }
+}

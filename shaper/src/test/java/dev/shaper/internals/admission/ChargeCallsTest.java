@@ -1,0 +1,48 @@
+package dev.shaper.internals.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.cluster.SlotHash;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ChargeCallsTest {
+
+    private static List<byte[]> bucketNames(String... admissionKeys) {
+        List<byte[]> names = new ArrayList<>();
+        for (String key : admissionKeys) {
+            names.add(TokenBucketScript.bucketName(key.getBytes(StandardCharsets.UTF_8)));
+        }
+        return names;
+    }
+
+    @Test
+    void standaloneRedisTakesAnyKeysTogetherUpToTheLimitPerCall() {
+        List<byte[]> names = bucketNames("a", "b", "c", "d", "e");
+
+        assertThat(ChargeCalls.group(names, false, 2))
+                .containsExactly(List.of(0, 1), List.of(2, 3), List.of(4));
+    }
+
+    @Test
+    void onAClusterEachCallHoldsTheKeysOfOneSlotOnly() {
+        // "a" and "{a}x" hash alike only through the hash tag; find keys of two other slots too
+        List<String> keys = new ArrayList<>(List.of("a", "b", "a", "c", "b", "a"));
+        List<byte[]> names = bucketNames(keys.toArray(String[]::new));
+
+        List<List<Integer>> calls = ChargeCalls.group(names, true, 2);
+
+        List<Integer> all = new ArrayList<>();
+        for (List<Integer> call : calls) {
+            assertThat(call).hasSizeBetween(1, 2);
+            int slot = SlotHash.getSlot(names.get(call.get(0)));
+            assertThat(call).allSatisfy(i -> assertThat(SlotHash.getSlot(names.get(i))).isEqualTo(slot));
+            all.addAll(call);
+        }
+        assertThat(all).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5);
+        // three "a" charges with at most two per call: two calls for slot(a)
+        assertThat(calls).contains(List.of(0, 2), List.of(5));
+    }
+}

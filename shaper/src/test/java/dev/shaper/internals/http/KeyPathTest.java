@@ -1,0 +1,30 @@
+package dev.shaper.internals.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class KeyPathTest {
+
+    @ParameterizedTest
+    @CsvSource({"user-42,user-42", "user%2F42,user/42", "a+b,a+b", "caf%C3%A9,café", "%25,%"})
+    void shouldPercentDecodeThePathSegmentToTheKeyBytes(String raw, String key) {
+        assertThat(KeyPath.decode(raw)).isEqualTo(key.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldDecodeBinaryKeys() {
+        assertThat(KeyPath.decode("%00%FF")).containsExactly(0, 0xFF);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"'', empty", "bad%zz, percent-encoding", "bad%2, percent-encoding", "a/b, '/'"})
+    void shouldRefuseMalformedKeysWithAMessage(String raw, String message) {
+        assertThatThrownBy(() -> KeyPath.decode(raw)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(message);
+    }
+}

@@ -1,0 +1,57 @@
+package dev.shaper.internals.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.AdmissionMode;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Grafana dashboard in {@code shaper/ops/grafana} queries only metrics the shaper publishes, under the
+ * names Prometheus gives them: a renamed meter must not leave a panel silently empty.
+ */
+class GrafanaDashboardTest {
+
+    private static final Path DASHBOARD = Path.of("ops", "grafana", "shaper-dashboard.json");
+    private static final Pattern SHAPER_METRIC = Pattern.compile("\\bshaper_[a-z_]+");
+
+    @Test
+    void shouldQueryOnlyMetricsTheShaperPublishes() throws Exception {
+        // Given: every meter registered, as in a running instance with admission on Redis
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
+        try (AdmissionController admission = new AdmissionController(null, AdmissionMode.BATCHED,
+                Duration.ofMillis(100), Duration.ofSeconds(1), System::nanoTime)) {
+            metrics.bindAdmission(admission);
+            metrics.redisCall("take", 1_000);
+            metrics.released(System.currentTimeMillis(), 5);
+            String scrape = registry.scrape();
+
+            // When: the dashboard's queries are read
+            JsonNode dashboard = new ObjectMapper().readTree(DASHBOARD.toFile());
+            List<String> expressions = new ArrayList<>();
+            dashboard.findValues("expr").forEach(e -> expressions.add(e.asText()));
+            expressions.add(dashboard.at("/templating/list/1/query").asText());
+
+            // Then: each shaper_* name in them is a sample name of the scrape
+            assertThat(expressions).hasSizeGreaterThan(10);
+            for (String expression : expressions) {
+                Matcher m = SHAPER_METRIC.matcher(expression);
+                while (m.find()) {
+                    assertThat(scrape).as("metric %s in query %s", m.group(), expression)
+                            .containsPattern("(?m)^" + m.group() + "[ {]");
+                }
+            }
+        }
+    }
+}
