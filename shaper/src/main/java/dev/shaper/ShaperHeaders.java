@@ -14,12 +14,11 @@ public final class ShaperHeaders {
     public static final String QUEUED_MS = "shaper.queued.ms";
 
     /**
-     * Added to shaped records that waited in a queue: the wall-clock time, in epoch milliseconds, at which the
-     * shaper released the record. With {@link #QUEUED_MS} it says when the record entered and left its queue;
-     * downstream it gives the end-to-end latency, and it is where the shaper's rate guarantee can be checked
-     * exactly (transport and exactly-once transactions add their own jitter afterwards). A record that passed
-     * at once ({@code shaper.queued.ms} 0) left when it arrived and does not carry it: headers cost every
-     * record some producer work.
+     * Added to shaped records: the wall-clock time, in epoch milliseconds, at which the shaper released the
+     * record (for a record that passed at once, when it arrived). With {@link #QUEUED_MS} it says when the
+     * record entered and left its queue; downstream it gives the end-to-end latency, and it is where the
+     * shaper's rate guarantee can be checked exactly (transport and exactly-once transactions add their own
+     * jitter afterwards).
      */
     public static final String RELEASED_MS = "shaper.released.ms";
 

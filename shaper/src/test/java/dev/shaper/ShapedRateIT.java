@@ -49,9 +49,12 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code poll.ms} = 1: an idle stream thread wakes up in time for each punctuation.</li>
  * </ul>
  * A stall of the stream thread longer than that tolerance is not caught up (that would be a burst), so the
- * rate holds within 2 % only while stalls stay rare. Exactly-once commits stall the thread for 10-90 ms at
- * each commit on this 2-core machine (measured: 95.5-97 % of the rate, windows of 100-102); this test
- * therefore runs at-least-once, and the exactly-once run of the same shaper is CrashSafetyIT.
+ * rate holds within 2 % only while stalls stay rare. Commits are such stalls: each one stalls the stream
+ * thread (measured on a 2-core machine with the broker in the same JVM: 9-13 ms on average, up to 130 ms),
+ * and at a commit every 100 ms that cost 3-7 % of the rate (fitted 92.7-98.0/s). This test therefore runs
+ * at-least-once with Kafka Streams' own default commit interval for it, 30 s, so that the burst shows the
+ * shaper's release schedule rather than the commit cost (measured: 99.6-99.96/s); README's "Rate accuracy"
+ * says what commits cost in production. The exactly-once run of the same shaper is CrashSafetyIT.
  * {@code -Dshaper.rate.tick.ms}, {@code -Dshaper.rate.commit.interval.ms}, {@code -Dshaper.rate.poll.ms} and
  * {@code -Dshaper.rate.guarantee} override the settings for measurements; each run writes every arrival to
  * {@code target/shaped-rate-it/arrivals.csv}.
@@ -66,7 +69,7 @@ class ShapedRateIT {
     private static final int RATE = 100;
 
     private static final long TICK_MS = Long.getLong("shaper.rate.tick.ms", 1000 / (2 * RATE));
-    private static final long COMMIT_INTERVAL_MS = Long.getLong("shaper.rate.commit.interval.ms", 100);
+    private static final long COMMIT_INTERVAL_MS = Long.getLong("shaper.rate.commit.interval.ms", 30_000);
     private static final long POLL_MS = Long.getLong("shaper.rate.poll.ms", 1);
     private static final String GUARANTEE = System.getProperty("shaper.rate.guarantee", StreamsConfig.AT_LEAST_ONCE);
 

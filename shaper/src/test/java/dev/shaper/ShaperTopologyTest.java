@@ -60,7 +60,7 @@ class ShaperTopologyTest {
                 assertThat(r.getRecordTime()).isEqualTo(shaper.now());
                 assertThat(header(r, "trace")).isEqualTo("t" + i);
                 assertThat(header(r, ShaperHeaders.QUEUED_MS)).isEqualTo("0");
-                assertThat(header(r, ShaperHeaders.RELEASED_MS)).isNull();
+                assertThat(header(r, ShaperHeaders.RELEASED_MS)).isEqualTo(Long.toString(shaper.now().toEpochMilli()));
                 shaper.advance(TICK); // t = (i + 1) * 100 ms
             }
             assertThat(shaper.readRejected()).isEmpty();

@@ -88,21 +88,16 @@ public final class ShapedOutputVerifier {
     }
 
     /**
-     * The rate figures are taken at release (the {@code shaper.released.ms} header of queued records, the
-     * append time of records that passed at once), where the shaper's guarantee applies; the broker's append
-     * time and the consumer's poll time are reported beside them. Without those, append time, else poll time.
+     * The rate figures are taken at release (the {@code shaper.released.ms} header, which every shaped record
+     * carries), where the shaper's guarantee applies; the broker's append time and the consumer's poll time
+     * are reported beside them. Without release times, append time, else poll time.
      */
     private static KeyArrivals arrivals(String key, List<CollectedRecord> list, Duration window) {
         long[] polled = list.stream().mapToLong(CollectedRecord::arrivalNanos).toArray();
         long[] appended = list.stream().allMatch(r -> r.appendedAtMs() != null)
                 ? list.stream().mapToLong(r -> r.appendedAtMs() * 1_000_000L).toArray() : null;
-        // Records that passed at once carry no release time; they left on arrival, so their append time
-        // stands in for it.
-        long[] released = list.stream().allMatch(r -> r.releasedAtMs() != null
-                || (r.queuedMs() != null && r.queuedMs() == 0 && r.appendedAtMs() != null))
-                ? list.stream().mapToLong(r -> (r.releasedAtMs() != null ? r.releasedAtMs() : r.appendedAtMs())
-                        * 1_000_000L).toArray()
-                : null;
+        long[] released = list.stream().allMatch(r -> r.releasedAtMs() != null)
+                ? list.stream().mapToLong(r -> r.releasedAtMs() * 1_000_000L).toArray() : null;
         long[] times = released != null ? released : appended != null ? appended : polled;
         String basis = released != null ? "release time" : appended != null ? "broker append time"
                 : "consumer poll time";

@@ -19,8 +19,8 @@ public final class ShapedRecordRows {
     /**
      * The row of {@code record}. Its id is the {@link DemoRecordId} in the value or, for a record written by
      * anyone else, its {@code topic-partition@offset} (unique too, so replays stay idempotent). Its release
-     * time is the {@code shaper.released.ms} header of a record that waited; a record that passed at once
-     * carries none and left on arrival, so the broker's append time stands in where the topic records it
+     * time is the {@code shaper.released.ms} header; for a record without it (one that passed at once through
+     * a shaper before 0.1.0, which left on arrival) the broker's append time stands in where the topic records it
      * ({@code message.timestamp.type=LogAppendTime}); otherwise it is unknown (null): the create time would be
      * the producer's clock, not the shaper's.
      */

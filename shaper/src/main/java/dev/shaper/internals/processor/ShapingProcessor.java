@@ -55,6 +55,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     private TaskQueueGauge queueGauge;
     /** No queued record has a due before this: the drain starts here instead of wading through tombstones. */
     private Bytes scanFloor;
+    /** The {@code shaper.released.ms} value of the current millisecond, shared by the records it releases. */
+    private final ReleaseStamp stamp = new ReleaseStamp();
 
     public ShapingProcessor(Settings settings, RuleBook rules, ShaperMetrics metrics) {
         this.settings = settings;
@@ -96,8 +98,9 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         if (arrival instanceof Arrival.Pass pass) {
             total.onPass(now, cost);
             slot.update(pass.state());
-            // One header on the hot path, with a shared value: headers cost the producer work per record.
+            // Shared header values on the hot path: a passed record leaves now, so its release time is now.
             HeaderValues.set(record.headers(), ShaperHeaders.QUEUED_MS, NOT_QUEUED);
+            HeaderValues.set(record.headers(), ShaperHeaders.RELEASED_MS, stamp.at(wallNow));
             context.forward(record, settings.shapedChild());
             metrics.passed(wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
@@ -154,7 +157,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             released.add(entry);
             return true;
         });
-        byte[] releasedAt = Long.toString(wallNow).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] releasedAt = stamp.at(wallNow);
         for (KeyValue<Bytes, byte[]> entry : released) {
             byte[] key = ScheduleKeys.recordKey(entry.key);
             QueuedRecord queued = QueuedRecord.decode(entry.value);
@@ -178,6 +181,20 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     public void close() {
         if (queueGauge != null) {
             queueGauge.close();
+        }
+    }
+
+    /** Epoch milliseconds as header bytes, made once per millisecond rather than once per record. */
+    private static final class ReleaseStamp {
+        private long ms = Long.MIN_VALUE;
+        private byte[] bytes;
+
+        byte[] at(long wallMs) {
+            if (wallMs != ms) {
+                ms = wallMs;
+                bytes = Long.toString(wallMs).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            }
+            return bytes;
         }
     }
 
