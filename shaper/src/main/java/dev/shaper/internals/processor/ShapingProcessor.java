@@ -20,7 +20,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -128,16 +127,16 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         keyStates.setVirtualNow(now);
         keyStates.saveVirtualTime(now);
 
-        List<KeyValue<Bytes, byte[]>> released = new ArrayList<>();
+        List<ScheduleStore.Entry> released = new ArrayList<>();
         Set<Bytes> heldBack = new HashSet<>();
         Bytes[] firstHeldBack = {null};
         Bytes stoppedAt = schedule.scan(scanFloor, ScheduleKeys.lowerBound(now + 1), entry -> {
-            byte[] key = ScheduleKeys.recordKey(entry.key);
+            byte[] key = ScheduleKeys.recordKey(entry.scheduleKey());
             Bytes keyBytes = Bytes.wrap(key);
             if (heldBack.contains(keyBytes)) {
                 return true; // FIFO: once a key is held back, so are its later records
             }
-            long cost = QueuedRecord.costOf(entry.value);
+            long cost = QueuedRecord.costOf(entry.value());
             KeyStateStore.Slot slot = keyStates.slot(key);
             ShapingRule rule = rules.ruleFor(key);
             KeyState after = LeakyBucket.release(slot.state(), rule, now, LeakyBucket.releaseTolerance(rule, tickNanos),
@@ -145,7 +144,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             if (after == null) {
                 heldBack.add(keyBytes);
                 if (firstHeldBack[0] == null) {
-                    firstHeldBack[0] = entry.key;
+                    firstHeldBack[0] = entry.position();
                 }
                 return true;
             }
@@ -153,28 +152,34 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
                 return false;
             }
             // The release schedule moves now, so that the key's next due record in this scan sees it.
-            slot.update(after.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value)));
+            slot.update(after.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
             released.add(entry);
             return true;
         });
         byte[] releasedAt = stamp.at(wallNow);
-        for (KeyValue<Bytes, byte[]> entry : released) {
-            byte[] key = ScheduleKeys.recordKey(entry.key);
-            QueuedRecord queued = QueuedRecord.decode(entry.value);
-            schedule.delete(entry.key);
+        for (ScheduleStore.Entry entry : released) {
+            byte[] key = ScheduleKeys.recordKey(entry.scheduleKey());
+            QueuedRecord queued = QueuedRecord.decode(entry.value());
+            schedule.release(entry);
             long waitedMs = Math.max(0, wallNow - queued.enqueuedWallMs());
             HeaderValues.set(queued.headers(), ShaperHeaders.QUEUED_MS, Long.toString(waitedMs));
             HeaderValues.set(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
             metrics.released(wallNow, waitedMs);
-            queueGauge.add(-1, -QueuedRecord.storedSize(key, entry.value));
+            queueGauge.add(-1, -QueuedRecord.storedSize(key, entry.value()));
         }
         // Everything before the scan's end that was not held back is gone. Arrivals from now on get dues >= now,
-        // so the next scan starts at the first record held back, where the total cap stopped, or at "now".
+        // so the next scan starts at the first record held back, where the total cap stopped, or at "now"; or
+        // earlier, at a stored segment that still holds records.
         Bytes floor = stoppedAt != null ? stoppedAt : ScheduleKeys.lowerBound(now);
-        scanFloor = firstHeldBack[0] != null && firstHeldBack[0].compareTo(floor) < 0 ? firstHeldBack[0] : floor;
+        floor = earlier(floor, firstHeldBack[0]);
+        scanFloor = earlier(floor, schedule.firstOpenSegment());
         keyStates.evictIdle(now, EVICTION_SCAN_PER_TICK);
+    }
+
+    private static Bytes earlier(Bytes a, Bytes b) {
+        return b != null && b.compareTo(a) < 0 ? b : a;
     }
 
     @Override

@@ -1,8 +1,10 @@
 package dev.shaper.internals.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -12,7 +14,10 @@ import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The write-behind layer of the schedule store over an in-memory inner store whose content the test can see. */
+/**
+ * The write-behind layer of the schedule store, and its segments, over an in-memory inner store whose content the
+ * test can see.
+ */
 class ScheduleStoreTest {
 
     private KeyValueStore<Bytes, byte[]> inner;
@@ -35,43 +40,125 @@ class ScheduleStoreTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    private static final Bytes ALL_FROM = ScheduleKeys.lowerBound(Long.MIN_VALUE);
+    private static final Bytes ALL_TO = ScheduleKeys.lowerBound(Long.MAX_VALUE);
+
     private List<String> scanAll() {
-        List<String> values = new java.util.ArrayList<>();
-        store.scan(ScheduleKeys.lowerBound(Long.MIN_VALUE), ScheduleKeys.lowerBound(Long.MAX_VALUE),
-                e -> values.add(new String(e.value, StandardCharsets.UTF_8)));
-        return values;
+        return values(scan(ALL_FROM, ALL_TO));
+    }
+
+    private List<ScheduleStore.Entry> scan(Bytes from, Bytes to) {
+        List<ScheduleStore.Entry> entries = new ArrayList<>();
+        store.scan(from, to, entries::add);
+        return entries;
+    }
+
+    /** Scans up to due {@code now} and releases everything it shows, as the release punctuator does. */
+    private List<String> releaseUpTo(long now) {
+        List<ScheduleStore.Entry> due = scan(ALL_FROM, ScheduleKeys.lowerBound(now + 1));
+        due.forEach(store::release);
+        return values(due);
+    }
+
+    private static List<String> values(List<ScheduleStore.Entry> entries) {
+        return entries.stream().map(e -> new String(e.value(), StandardCharsets.UTF_8)).toList();
+    }
+
+    private List<Bytes> storedKeys() {
+        List<Bytes> keys = new ArrayList<>();
+        try (var it = inner.all()) {
+            it.forEachRemaining(kv -> keys.add(kv.key));
+        }
+        return keys;
     }
 
     @Test
-    void shouldWriteNothingForAnEntryQueuedAndReleasedWithinOneCommit() {
+    void shouldWriteNothingForARecordQueuedAndReleasedWithinOneCommit() {
         store.put(key(5, "a"), v("x"));
-        store.delete(key(5, "a"));
+        assertThat(releaseUpTo(5)).containsExactly("x");
         store.flushCache();
-        assertThat(inner.approximateNumEntries()).isZero();
+        assertThat(storedKeys()).isEmpty();
     }
 
     @Test
-    void shouldWriteSurvivorsAtCommitAndDeleteThemLater() {
-        store.put(key(5, "a"), v("x"));
-        assertThat(inner.get(key(5, "a"))).isNull(); // nothing written before the commit
+    void shouldWriteAKeysSurvivorsAsOneSegmentAtCommitAndDeleteItWhenReleased() {
+        store.put(key(5, "a"), v("a5"));
+        store.put(key(6, "b"), v("b6"));
+        store.put(key(7, "a"), v("a7"));
+        assertThat(storedKeys()).isEmpty(); // nothing written before the commit
         store.flushCache();
-        assertThat(inner.get(key(5, "a"))).isEqualTo(v("x"));
-        store.delete(key(5, "a"));
+        assertThat(storedKeys()).containsExactly(key(5, "a"), key(6, "b"));
+        assertThat(scanAll()).containsExactly("a5", "a7", "b6");
+        assertThat(releaseUpTo(7)).containsExactly("a5", "a7", "b6");
         assertThat(scanAll()).isEmpty();
         store.flushCache();
-        assertThat(inner.get(key(5, "a"))).isNull();
+        assertThat(storedKeys()).isEmpty();
     }
 
     @Test
-    void shouldMergeBufferedAndStoredEntriesInDueOrder() {
-        store.put(key(30, "a"), v("a30"));
-        store.put(key(10, "b"), v("b10"));
+    void shouldWriteWhatRemainsOfAPartlyReleasedSegmentUnderItsFirstRemainingRecord() {
+        for (int due = 1; due <= 4; due++) {
+            store.put(key(due, "a"), v("a" + due));
+        }
         store.flushCache();
-        store.put(key(20, "a"), v("a20"));
+        assertThat(releaseUpTo(2)).containsExactly("a1", "a2");
+        assertThat(store.firstOpenSegment()).isEqualTo(key(1, "a"));
+        assertThat(scanAll()).containsExactly("a3", "a4");
+        store.flushCache();
+        assertThat(storedKeys()).containsExactly(key(3, "a"));
+        assertThat(store.firstOpenSegment()).isNull();
+        assertThat(scanAll()).containsExactly("a3", "a4");
+    }
+
+    @Test
+    void shouldForgetReleasesThatNoCommitCoveredWhenTheBufferIsDiscarded() {
+        store.put(key(1, "a"), v("a1"));
+        store.put(key(2, "a"), v("a2"));
+        store.flushCache();
+        assertThat(releaseUpTo(1)).containsExactly("a1");
+        store.clearCache(); // the task died: its input since the commit is processed again
+        store.flushCache();
+        assertThat(scanAll()).containsExactly("a1", "a2");
+    }
+
+    @Test
+    void shouldKeepAtMostMaxRecordsInOneSegment() {
+        int records = 2 * ScheduleSegment.MAX_RECORDS + 1;
+        store = new ScheduleStore(inner, 1_000);
+        store.init(new MockProcessorContext<>().getStateStoreContext(), store);
+        for (int due = 0; due < records; due++) {
+            store.put(key(due, "a"), v("a" + due));
+        }
+        store.flushCache();
+        assertThat(storedKeys()).containsExactly(key(0, "a"), key(ScheduleSegment.MAX_RECORDS, "a"),
+                key(2L * ScheduleSegment.MAX_RECORDS, "a"));
+        assertThat(scanAll()).hasSize(records);
+    }
+
+    @Test
+    void shouldShowEachKeysRecordsInDueOrderAcrossSegmentsAndBuffer() {
+        store.put(key(10, "a"), v("a10"));
+        store.put(key(20, "b"), v("b20"));
+        store.put(key(30, "a"), v("a30"));
+        store.flushCache();
+        store.put(key(25, "b"), v("b25"));
+        store.put(key(40, "a"), v("a40"));
         store.put(key(-5, "z"), v("z-5"));
-        store.delete(key(10, "b"));
-        store.put(key(40, "b"), v("b40"));
-        assertThat(scanAll()).containsExactly("z-5", "a20", "a30", "b40");
+        // A stored segment shows its records together, at the place of its first one.
+        assertThat(scanAll()).containsExactly("z-5", "a10", "a30", "b20", "b25", "a40");
+    }
+
+    @Test
+    void shouldShowOnlyTheDueRecordsOfASegmentAndKeepItOpenForLaterScans() {
+        store.put(key(1, "a"), v("a1"));
+        store.put(key(9, "a"), v("a9"));
+        store.flushCache();
+        assertThat(values(scan(ALL_FROM, ScheduleKeys.lowerBound(5)))).containsExactly("a1");
+        // Not released, but its rest falls due later: a scan that starts after the segment would miss it.
+        assertThat(store.firstOpenSegment()).isEqualTo(key(1, "a"));
+        store.flushCache(); // shown is not released: the commit keeps the whole segment
+        assertThat(storedKeys()).containsExactly(key(1, "a"));
+        assertThat(scanAll()).containsExactly("a1", "a9");
     }
 
     @Test
@@ -86,51 +173,40 @@ class ScheduleStoreTest {
     }
 
     @Test
-    void shouldHideAStoredEntryReleasedTwiceAndWriteOneTombstone() {
-        store.put(key(5, "a"), v("x"));
-        store.put(key(6, "a"), v("y"));
-        store.flushCache();
-        store.delete(key(5, "a"));
-        store.delete(key(5, "a"));
-        assertThat(scanAll()).containsExactly("y");
-        store.flushCache();
-        assertThat(inner.get(key(5, "a"))).isNull();
-        assertThat(scanAll()).containsExactly("y");
-    }
-
-    @Test
-    void shouldStopWhereTheVisitorSaysAndSayWhere() {
+    void shouldStopWhereTheVisitorSaysAndSayWhereToStartAgain() {
         for (int i = 1; i <= 5; i++) {
             store.put(key(i, "k"), v("v" + i));
         }
-        List<String> seen = new java.util.ArrayList<>();
-        Bytes stoppedAt = store.scan(ScheduleKeys.lowerBound(0), ScheduleKeys.lowerBound(100), e -> {
+        store.put(key(3, "j"), v("j3"));
+        store.flushCache(); // k's records are one segment now
+        List<String> seen = new ArrayList<>();
+        Bytes stoppedAt = store.scan(ALL_FROM, ALL_TO, e -> {
             if (seen.size() == 3) {
                 return false;
             }
-            seen.add(new String(e.value, StandardCharsets.UTF_8));
+            seen.add(new String(e.value(), StandardCharsets.UTF_8));
             return true;
         });
         assertThat(seen).containsExactly("v1", "v2", "v3");
-        assertThat(stoppedAt).isEqualTo(key(4, "k"));
-        assertThat(store.scan(ScheduleKeys.lowerBound(0), ScheduleKeys.lowerBound(100), e -> true)).isNull();
+        assertThat(stoppedAt).isEqualTo(key(1, "k")); // the segment: where a scan shows v4 again
+        assertThat(store.scan(ALL_FROM, ALL_TO, e -> true)).isNull();
     }
 
     @Test
     void shouldRespectTheScanBounds() {
         store.put(key(1, "a"), v("1"));
-        store.put(key(2, "a"), v("2"));
+        store.put(key(2, "b"), v("2"));
         store.flushCache();
-        store.put(key(3, "a"), v("3"));
-        List<Long> dues = new java.util.ArrayList<>();
-        store.scan(ScheduleKeys.lowerBound(2), ScheduleKeys.lowerBound(3), e -> dues.add(ScheduleKeys.due(e.key)));
+        store.put(key(3, "c"), v("3"));
+        List<Long> dues = scan(ScheduleKeys.lowerBound(2), ScheduleKeys.lowerBound(3)).stream()
+                .map(e -> ScheduleKeys.due(e.scheduleKey())).toList();
         assertThat(dues).containsExactly(2L);
     }
 
     @Test
     void shouldWriteEarlyWhenTheBufferOutgrowsItsLimit() {
         for (int i = 0; i < 101; i++) {
-            store.put(key(i, "k"), v("v"));
+            store.put(key(i, "k" + i), v("v"));
         }
         assertThat(inner.approximateNumEntries()).isEqualTo(101);
     }
@@ -141,6 +217,22 @@ class ScheduleStoreTest {
         store.clearCache();
         store.flushCache();
         assertThat(inner.approximateNumEntries()).isZero();
+    }
+
+    @Test
+    void shouldRefuseToReleaseARecordItDoesNotHold() {
+        store.put(key(1, "a"), v("1"));
+        ScheduleStore.Entry entry = scan(ALL_FROM, ALL_TO).get(0);
+        store.release(entry);
+        assertThatThrownBy(() -> store.release(entry)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not buffered");
+    }
+
+    @Test
+    void shouldNameAStoredEntryOfAnotherFormat() {
+        inner.put(key(1, "a"), new byte[] {1, 2, 3});
+        assertThatThrownBy(this::scanAll).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not a version-2 segment").hasMessageContaining("must be reset");
     }
 
     @Test

@@ -1,0 +1,75 @@
+package dev.shaper.internals.store;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+
+/**
+ * The stored form of the schedule: consecutive queued records of one key in one RocksDB entry, stored
+ * under the schedule key of the first of them. One entry (and one changelog record) per key and commit,
+ * rather than one per queued record, is what makes a long queue cheap to keep.
+ *
+ * <p>Binary layout, version 2: {@code version:1 (due:8 length:4 record)*}, in due order, where
+ * {@code record} is a {@link QueuedRecord} encoding. Positions are byte offsets into the segment: the
+ * first record is at {@link #FIRST}, and a position equal to the segment's length means "past the last".
+ */
+final class ScheduleSegment {
+
+    static final byte VERSION = 2;
+    /** The position of a segment's first record. */
+    static final int FIRST = 1;
+    /** The most records one segment holds, so that rewriting what remains of one stays cheap. */
+    static final int MAX_RECORDS = 64;
+
+    private static final int RECORD_HEADER = Long.BYTES + Integer.BYTES;
+
+    private ScheduleSegment() {
+    }
+
+    /** One segment of {@code records}: schedule keys of one record key, in due order, with their values. */
+    static byte[] encode(List<KeyValue<Bytes, byte[]>> records) {
+        int size = 1;
+        for (KeyValue<Bytes, byte[]> r : records) {
+            size += RECORD_HEADER + r.value.length;
+        }
+        ByteBuffer buf = ByteBuffer.allocate(size).put(VERSION);
+        for (KeyValue<Bytes, byte[]> r : records) {
+            buf.putLong(ScheduleKeys.due(r.key)).putInt(r.value.length).put(r.value);
+        }
+        return buf.array();
+    }
+
+    /** Fails with a message naming the entry when {@code segment} is not in this layout. */
+    static void checkVersion(Bytes scheduleKey, byte[] segment) {
+        if (segment.length == 0 || segment[0] != VERSION) {
+            throw new IllegalStateException("schedule store entry " + scheduleKey + " is not a version-" + VERSION
+                    + " segment (first byte " + (segment.length == 0 ? "missing" : segment[0]) + "); state written"
+                    + " by another version of the shaper must be reset (kafka-streams-application-reset)");
+        }
+    }
+
+    static long dueAt(byte[] segment, int position) {
+        return ByteBuffer.wrap(segment).getLong(position);
+    }
+
+    static byte[] recordAt(byte[] segment, int position) {
+        int length = ByteBuffer.wrap(segment).getInt(position + Long.BYTES);
+        int start = position + RECORD_HEADER;
+        return Arrays.copyOfRange(segment, start, start + length);
+    }
+
+    /** The position after the record at {@code position}. */
+    static int next(byte[] segment, int position) {
+        return position + RECORD_HEADER + ByteBuffer.wrap(segment).getInt(position + Long.BYTES);
+    }
+
+    /** A segment of the records from {@code position} on. */
+    static byte[] rest(byte[] segment, int position) {
+        byte[] rest = new byte[1 + segment.length - position];
+        rest[0] = VERSION;
+        System.arraycopy(segment, position, rest, 1, segment.length - position);
+        return rest;
+    }
+}
