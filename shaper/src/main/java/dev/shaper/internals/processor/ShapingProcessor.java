@@ -107,7 +107,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
                     .encode();
             long storedSize = QueuedRecord.storedSize(key, stored);
             slot.update(enqueue.state().plusQueuedBytes(storedSize));
-            schedule.put(ScheduleKeys.of(enqueue.dueNanos(), key), stored);
+            schedule.put(key, enqueue.dueNanos(), stored);
             metrics.queued();
             queueGauge.add(1, storedSize);
         } else if (arrival instanceof Arrival.Reject r) {
@@ -171,10 +171,10 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         }
         // Everything before the scan's end that was not held back is gone. Arrivals from now on get dues >= now,
         // so the next scan starts at the first record held back, where the total cap stopped, or at "now"; or
-        // earlier, at a stored segment that still holds records.
+        // earlier, at a run or stored segment that still holds records.
         Bytes floor = stoppedAt != null ? stoppedAt : ScheduleKeys.lowerBound(now);
         floor = earlier(floor, firstHeldBack[0]);
-        scanFloor = earlier(floor, schedule.firstOpenSegment());
+        scanFloor = earlier(floor, schedule.firstOpenPosition());
         keyStates.evictIdle(now, EVICTION_SCAN_PER_TICK);
     }
 

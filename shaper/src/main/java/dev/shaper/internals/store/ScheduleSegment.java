@@ -2,9 +2,7 @@ package dev.shaper.internals.store;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
 
 /**
  * The stored form of the schedule: consecutive queued records of one key in one RocksDB entry, stored
@@ -28,15 +26,16 @@ final class ScheduleSegment {
     private ScheduleSegment() {
     }
 
-    /** One segment of {@code records}: schedule keys of one record key, in due order, with their values. */
-    static byte[] encode(List<KeyValue<Bytes, byte[]>> records) {
+    /** One segment of what {@code run} still holds. */
+    static byte[] encode(BufferedRun run) {
         int size = 1;
-        for (KeyValue<Bytes, byte[]> r : records) {
-            size += RECORD_HEADER + r.value.length;
+        for (int i = run.head(); i < run.size(); i++) {
+            size += RECORD_HEADER + run.valueAt(i).length;
         }
         ByteBuffer buf = ByteBuffer.allocate(size).put(VERSION);
-        for (KeyValue<Bytes, byte[]> r : records) {
-            buf.putLong(ScheduleKeys.due(r.key)).putInt(r.value.length).put(r.value);
+        for (int i = run.head(); i < run.size(); i++) {
+            byte[] value = run.valueAt(i);
+            buf.putLong(run.dueAt(i)).putInt(value.length).put(value);
         }
         return buf.array();
     }

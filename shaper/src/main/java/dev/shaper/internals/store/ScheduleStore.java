@@ -5,10 +5,9 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
@@ -20,27 +19,27 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * The queued records of a task, in departure order (see {@link ScheduleKeys}), over a logged RocksDB store.
  *
- * <p>Records queued since the last commit are kept in memory, one entry per record. Every schedule key is
- * new when it is written (dues of a key only grow), so a record that is queued and released within one
- * commit interval is simply dropped from the buffer: no RocksDB write, no changelog record, no tombstone.
- * At the commit, what survives is written as {@link ScheduleSegment segments}: a key's consecutive records
- * in one entry (up to {@value ScheduleSegment#MAX_RECORDS}), so a burst that waits costs a RocksDB write and
- * a changelog record per key and commit, not per record.
+ * <p>Records queued since the last commit are kept in memory, a key's consecutive records together in a
+ * {@link BufferedRun}. Dues of a key only grow, so a record that is queued and released within one commit
+ * interval simply leaves its run: no RocksDB write, no changelog record, no tombstone. At the commit, what
+ * survives is written as {@link ScheduleSegment segments}, a run's remaining records in one entry, so a
+ * burst that waits costs a RocksDB write and a changelog record per key and commit, not per record.
  *
  * <p>Releasing part of a stored segment moves a cursor in memory; at the commit the segment is deleted and
  * what remains of it is written again under the key of its first remaining record. What RocksDB and the
  * changelog hold after a commit is therefore exactly the records that were still queued, whatever happens
  * next.
  *
- * <p>A scan shows every record on its own, as an {@link Entry}, in departure order per key; a stored
- * segment's records are shown together at the segment's place in the order.
+ * <p>A scan shows every record on its own, as an {@link Entry}, in departure order per key; the records of
+ * a run or a stored segment are shown together, at the run's or segment's {@link Entry#position() position}
+ * in the order.
  */
 public final class ScheduleStore extends WriteBehindStore {
 
     /**
      * Unsigned lexicographic order, as RocksDB's: the same order as {@link Bytes#compareTo}, but through the JDK's
      * vectorised {@link Arrays#compareUnsigned}, which compares the 8-byte due prefix in one step instead of a
-     * byte at a time (the buffer's tree compares keys on every put and every release).
+     * byte at a time.
      */
     private static final Comparator<Bytes> ORDER = (a, b) -> Arrays.compareUnsigned(a.get(), b.get());
 
@@ -48,15 +47,20 @@ public final class ScheduleStore extends WriteBehindStore {
     public static final class Entry {
         private final Bytes scheduleKey;
         private final byte[] value;
-        /** The stored segment that holds the record; null for a record still in the buffer. */
+        /** The run that holds the record, and where; null for a record of a stored segment. */
+        private final BufferedRun run;
+        private final int index;
+        /** The stored segment that holds the record, where the record ends, and how long the segment is. */
         private final Bytes segment;
-        /** Where in its segment the record ends, and how long the segment is. */
         private final int end;
         private final int segmentLength;
 
-        Entry(Bytes scheduleKey, byte[] value, Bytes segment, int end, int segmentLength) {
+        private Entry(Bytes scheduleKey, byte[] value, BufferedRun run, int index, Bytes segment, int end,
+                      int segmentLength) {
             this.scheduleKey = scheduleKey;
             this.value = value;
+            this.run = run;
+            this.index = index;
             this.segment = segment;
             this.end = end;
             this.segmentLength = segmentLength;
@@ -74,13 +78,17 @@ public final class ScheduleStore extends WriteBehindStore {
 
         /** A scan must start at or before this key to show the record again. */
         public Bytes position() {
-            return segment != null ? segment : scheduleKey;
+            return run != null ? run.position() : segment;
         }
     }
 
     private final int maxBuffered;
-    /** Records queued since the last commit, in departure order. */
-    private final TreeMap<Bytes, byte[]> buffer = new TreeMap<>(ORDER);
+    /** The runs that still hold records, by position. */
+    private final TreeMap<Bytes, BufferedRun> runs = new TreeMap<>(ORDER);
+    /** Per record key, the run its next record joins, until that run is full. */
+    private final Map<Bytes, BufferedRun> tails = new HashMap<>();
+    /** Records the runs hold: with the pending tombstones, what decides an early write. */
+    private int buffered;
     /**
      * Stored segments released completely since the last commit. A hash set, not markers in the tree: the scan
      * only asks whether a stored segment is gone, and the commit writes the tombstones in any order.
@@ -97,22 +105,34 @@ public final class ScheduleStore extends WriteBehindStore {
         this.maxBuffered = maxBuffered;
     }
 
-    /** Queues a record under a schedule key that was never used before. */
-    public void put(Bytes scheduleKey, byte[] queuedRecord) {
-        buffer.put(scheduleKey, queuedRecord);
-        if (buffer.size() + removed.size() > maxBuffered) {
+    /** Queues a record of {@code recordKey}, due later than every record of that key queued before it. */
+    public void put(byte[] recordKey, long dueNanos, byte[] queuedRecord) {
+        Bytes key = Bytes.wrap(recordKey);
+        BufferedRun run = tails.get(key);
+        if (run == null || run.isFull() || run.isEmpty()) { // an empty run has left the schedule's order
+            run = new BufferedRun(recordKey, dueNanos);
+            runs.put(run.position(), run);
+            tails.put(key, run);
+        }
+        run.append(dueNanos, queuedRecord);
+        if (++buffered + removed.size() > maxBuffered) {
             writeBuffer();
         }
     }
 
     /**
-     * Removes a record that the latest {@link #scan} showed. The records of one stored segment must be
-     * released in order, and before anything else is written to this store.
+     * Removes a record that the latest {@link #scan} showed. The records of a key must be released in order,
+     * and before anything else is written to this store.
      */
     public void release(Entry entry) {
-        if (entry.segment == null) {
-            if (buffer.remove(entry.scheduleKey) == null) {
-                throw new IllegalStateException("released a record that is not buffered: " + entry.scheduleKey);
+        if (entry.run != null) {
+            if (!entry.run.releaseHead(entry.index)) {
+                throw new IllegalStateException("released a record that is not buffered or not the next of its"
+                        + " key: " + entry.scheduleKey);
+            }
+            buffered--;
+            if (entry.run.isEmpty()) {
+                runs.remove(entry.run.position());
             }
             return;
         }
@@ -125,32 +145,37 @@ public final class ScheduleStore extends WriteBehindStore {
     }
 
     /**
-     * The first stored segment that was released in part, or that a scan reached before its last record
-     * fell due; null if there is none. A scan must start at or before it.
+     * The first run or stored segment that still holds records a scan has yet to show or release (a run
+     * from the moment it holds a record; a stored segment once released in part, or reached by a scan before
+     * its last record fell due); null if there is none. A scan must start at or before it.
      */
-    public Bytes firstOpenSegment() {
-        return cursors.isEmpty() ? null : cursors.firstKey();
+    public Bytes firstOpenPosition() {
+        Bytes run = runs.isEmpty() ? null : runs.firstKey();
+        Bytes segment = cursors.isEmpty() ? null : cursors.firstKey();
+        if (run == null || segment == null) {
+            return run != null ? run : segment;
+        }
+        return ORDER.compare(run, segment) <= 0 ? run : segment;
     }
 
     /**
-     * Shows {@code visitor} the records from {@code from} to {@code to} (both inclusive, as schedule keys), in
-     * key order of their {@link Entry#position() positions}, until it returns false. The visitor must not
-     * change this store; it may collect what it wants to release.
+     * Shows {@code visitor} the records due up to {@code to} (a schedule key, inclusive) of the runs and stored
+     * segments positioned from {@code from} to {@code to}, in the order of their positions, until it returns
+     * false. The visitor must not change this store; it may collect what it wants to release.
      *
      * @return the position of the entry the visitor stopped at, or null if the range was exhausted
      */
     public Bytes scan(Bytes from, Bytes to, Predicate<Entry> visitor) {
-        NavigableMap<Bytes, byte[]> buffered = buffer.subMap(from, true, to, true);
-        Iterator<Map.Entry<Bytes, byte[]>> mem = buffered.entrySet().iterator();
+        Iterator<BufferedRun> mem = runs.subMap(from, true, to, true).values().iterator();
         try (KeyValueIterator<Bytes, byte[]> disk = inner.range(from, to)) {
-            Map.Entry<Bytes, byte[]> m = next(mem);
+            BufferedRun m = mem.hasNext() ? mem.next() : null;
             KeyValue<Bytes, byte[]> d = nextStored(disk);
             while (m != null || d != null) {
-                if (d == null || (m != null && ORDER.compare(m.getKey(), d.key) < 0)) {
-                    if (!visitor.test(new Entry(m.getKey(), m.getValue(), null, 0, 0))) {
-                        return m.getKey();
+                if (d == null || (m != null && ORDER.compare(m.position(), d.key) < 0)) {
+                    if (!showRun(m, to, visitor)) {
+                        return m.position();
                     }
-                    m = next(mem);
+                    m = mem.hasNext() ? mem.next() : null;
                 } else {
                     if (!showSegment(d.key, d.value, to, visitor)) {
                         return d.key;
@@ -160,6 +185,20 @@ public final class ScheduleStore extends WriteBehindStore {
             }
         }
         return null;
+    }
+
+    /** Shows the due records of one run; false if the visitor stopped. */
+    private static boolean showRun(BufferedRun run, Bytes to, Predicate<Entry> visitor) {
+        for (int i = run.head(); i < run.size(); i++) {
+            Bytes scheduleKey = ScheduleKeys.of(run.dueAt(i), run.recordKey());
+            if (ORDER.compare(scheduleKey, to) > 0) {
+                return true; // the rest falls due later
+            }
+            if (!visitor.test(new Entry(scheduleKey, run.valueAt(i), run, i, null, 0, 0))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Shows the due records of one stored segment; false if the visitor stopped. */
@@ -177,17 +216,13 @@ public final class ScheduleStore extends WriteBehindStore {
                 return true;
             }
             int end = ScheduleSegment.next(segment, position);
-            if (!visitor.test(new Entry(scheduleKey, ScheduleSegment.recordAt(segment, position), segmentKey, end,
-                    segment.length))) {
+            if (!visitor.test(new Entry(scheduleKey, ScheduleSegment.recordAt(segment, position), null, 0,
+                    segmentKey, end, segment.length))) {
                 return false;
             }
             position = end;
         }
         return true;
-    }
-
-    private static Map.Entry<Bytes, byte[]> next(Iterator<Map.Entry<Bytes, byte[]>> it) {
-        return it.hasNext() ? it.next() : null;
     }
 
     /** The next stored segment that was not released completely since the last commit. */
@@ -203,17 +238,17 @@ public final class ScheduleStore extends WriteBehindStore {
 
     /**
      * One write batch for everything since the last commit: tombstones of the segments released completely,
-     * each segment released in part written again as what remains of it, and the buffered records as new
-     * segments, a key's consecutive records together. A removal is a null value, which RocksDB applies as a
-     * delete without reading the old value first (as a single {@code delete} would) and the changelog logs
-     * as a tombstone.
+     * each segment released in part written again as what remains of it, and each run's remaining records as
+     * a new segment. A removal is a null value, which RocksDB applies as a delete without reading the old
+     * value first (as a single {@code delete} would) and the changelog logs as a tombstone.
      */
     @Override
     protected void writeBuffer() {
-        if (buffer.isEmpty() && removed.isEmpty() && cursors.isEmpty()) {
+        if (runs.isEmpty() && removed.isEmpty() && cursors.isEmpty()) {
+            discardBuffer(); // the runs' tails may still be known
             return;
         }
-        List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>();
+        List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(removed.size() + 2 * cursors.size() + runs.size());
         for (Bytes key : removed) {
             batch.add(KeyValue.pair(key, null));
         }
@@ -228,34 +263,20 @@ public final class ScheduleStore extends WriteBehindStore {
                 batch.add(KeyValue.pair(restKey, ScheduleSegment.rest(segment, position)));
             }
         }
-        batch.addAll(segmentsOfBuffer());
+        for (BufferedRun run : runs.values()) {
+            Bytes firstRemaining = run.head() == 0 ? run.position()
+                    : ScheduleKeys.of(run.dueAt(run.head()), run.recordKey());
+            batch.add(KeyValue.pair(firstRemaining, ScheduleSegment.encode(run)));
+        }
         inner.putAll(batch);
-        buffer.clear();
-        removed.clear();
-        cursors.clear(); // the next scan opens what it needs again; its start lies before all of them
-    }
-
-    /** The buffered records as segments: a key's consecutive records together, at most MAX_RECORDS each. */
-    private List<KeyValue<Bytes, byte[]>> segmentsOfBuffer() {
-        Map<Bytes, List<KeyValue<Bytes, byte[]>>> byKey = new LinkedHashMap<>();
-        for (Map.Entry<Bytes, byte[]> e : buffer.entrySet()) { // departure order, so each key's in due order
-            byKey.computeIfAbsent(Bytes.wrap(ScheduleKeys.recordKey(e.getKey())), k -> new ArrayList<>())
-                    .add(KeyValue.pair(e.getKey(), e.getValue()));
-        }
-        List<KeyValue<Bytes, byte[]>> segments = new ArrayList<>();
-        for (List<KeyValue<Bytes, byte[]>> records : byKey.values()) {
-            for (int i = 0; i < records.size(); i += ScheduleSegment.MAX_RECORDS) {
-                List<KeyValue<Bytes, byte[]>> part = records.subList(i,
-                        Math.min(records.size(), i + ScheduleSegment.MAX_RECORDS));
-                segments.add(KeyValue.pair(part.get(0).key, ScheduleSegment.encode(part)));
-            }
-        }
-        return segments;
+        discardBuffer(); // the next scan opens what it needs again; its start lies before all of it
     }
 
     @Override
     protected void discardBuffer() {
-        buffer.clear();
+        runs.clear();
+        tails.clear();
+        buffered = 0;
         removed.clear();
         cursors.clear();
     }

@@ -36,6 +36,10 @@ class ScheduleStoreTest {
         return ScheduleKeys.of(due, k.getBytes(StandardCharsets.UTF_8));
     }
 
+    private void put(long due, String recordKey, String value) {
+        store.put(recordKey.getBytes(StandardCharsets.UTF_8), due, v(value));
+    }
+
     private static byte[] v(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
@@ -74,7 +78,7 @@ class ScheduleStoreTest {
 
     @Test
     void shouldWriteNothingForARecordQueuedAndReleasedWithinOneCommit() {
-        store.put(key(5, "a"), v("x"));
+        put(5, "a", "x");
         assertThat(releaseUpTo(5)).containsExactly("x");
         store.flushCache();
         assertThat(storedKeys()).isEmpty();
@@ -82,9 +86,9 @@ class ScheduleStoreTest {
 
     @Test
     void shouldWriteAKeysSurvivorsAsOneSegmentAtCommitAndDeleteItWhenReleased() {
-        store.put(key(5, "a"), v("a5"));
-        store.put(key(6, "b"), v("b6"));
-        store.put(key(7, "a"), v("a7"));
+        put(5, "a", "a5");
+        put(6, "b", "b6");
+        put(7, "a", "a7");
         assertThat(storedKeys()).isEmpty(); // nothing written before the commit
         store.flushCache();
         assertThat(storedKeys()).containsExactly(key(5, "a"), key(6, "b"));
@@ -98,22 +102,45 @@ class ScheduleStoreTest {
     @Test
     void shouldWriteWhatRemainsOfAPartlyReleasedSegmentUnderItsFirstRemainingRecord() {
         for (int due = 1; due <= 4; due++) {
-            store.put(key(due, "a"), v("a" + due));
+            put(due, "a", "a" + due);
         }
         store.flushCache();
         assertThat(releaseUpTo(2)).containsExactly("a1", "a2");
-        assertThat(store.firstOpenSegment()).isEqualTo(key(1, "a"));
+        assertThat(store.firstOpenPosition()).isEqualTo(key(1, "a"));
         assertThat(scanAll()).containsExactly("a3", "a4");
         store.flushCache();
         assertThat(storedKeys()).containsExactly(key(3, "a"));
-        assertThat(store.firstOpenSegment()).isNull();
+        assertThat(store.firstOpenPosition()).isNull();
         assertThat(scanAll()).containsExactly("a3", "a4");
     }
 
     @Test
+    void shouldWriteWhatRemainsOfAPartlyReleasedRunUnderItsFirstRemainingRecord() {
+        for (int due = 1; due <= 4; due++) {
+            put(due, "a", "a" + due);
+        }
+        assertThat(releaseUpTo(2)).containsExactly("a1", "a2");
+        // The run keeps its place in the order while it holds records: scans must start there.
+        assertThat(store.firstOpenPosition()).isEqualTo(key(1, "a"));
+        put(5, "a", "a5"); // joins the same run
+        assertThat(scanAll()).containsExactly("a3", "a4", "a5");
+        store.flushCache();
+        assertThat(storedKeys()).containsExactly(key(3, "a"));
+        assertThat(scanAll()).containsExactly("a3", "a4", "a5");
+    }
+
+    @Test
+    void shouldRefuseToReleaseTheRecordsOfAKeyOutOfOrder() {
+        put(1, "a", "a1");
+        put(2, "a", "a2");
+        ScheduleStore.Entry second = scan(ALL_FROM, ALL_TO).get(1);
+        assertThatThrownBy(() -> store.release(second)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void shouldForgetReleasesThatNoCommitCoveredWhenTheBufferIsDiscarded() {
-        store.put(key(1, "a"), v("a1"));
-        store.put(key(2, "a"), v("a2"));
+        put(1, "a", "a1");
+        put(2, "a", "a2");
         store.flushCache();
         assertThat(releaseUpTo(1)).containsExactly("a1");
         store.clearCache(); // the task died: its input since the commit is processed again
@@ -127,7 +154,7 @@ class ScheduleStoreTest {
         store = new ScheduleStore(inner, 1_000);
         store.init(new MockProcessorContext<>().getStateStoreContext(), store);
         for (int due = 0; due < records; due++) {
-            store.put(key(due, "a"), v("a" + due));
+            put(due, "a", "a" + due);
         }
         store.flushCache();
         assertThat(storedKeys()).containsExactly(key(0, "a"), key(ScheduleSegment.MAX_RECORDS, "a"),
@@ -137,25 +164,25 @@ class ScheduleStoreTest {
 
     @Test
     void shouldShowEachKeysRecordsInDueOrderAcrossSegmentsAndBuffer() {
-        store.put(key(10, "a"), v("a10"));
-        store.put(key(20, "b"), v("b20"));
-        store.put(key(30, "a"), v("a30"));
+        put(10, "a", "a10");
+        put(20, "b", "b20");
+        put(30, "a", "a30");
         store.flushCache();
-        store.put(key(25, "b"), v("b25"));
-        store.put(key(40, "a"), v("a40"));
-        store.put(key(-5, "z"), v("z-5"));
+        put(25, "b", "b25");
+        put(40, "a", "a40");
+        put(-5, "z", "z-5");
         // A stored segment shows its records together, at the place of its first one.
         assertThat(scanAll()).containsExactly("z-5", "a10", "a30", "b20", "b25", "a40");
     }
 
     @Test
     void shouldShowOnlyTheDueRecordsOfASegmentAndKeepItOpenForLaterScans() {
-        store.put(key(1, "a"), v("a1"));
-        store.put(key(9, "a"), v("a9"));
+        put(1, "a", "a1");
+        put(9, "a", "a9");
         store.flushCache();
         assertThat(values(scan(ALL_FROM, ScheduleKeys.lowerBound(5)))).containsExactly("a1");
         // Not released, but its rest falls due later: a scan that starts after the segment would miss it.
-        assertThat(store.firstOpenSegment()).isEqualTo(key(1, "a"));
+        assertThat(store.firstOpenPosition()).isEqualTo(key(1, "a"));
         store.flushCache(); // shown is not released: the commit keeps the whole segment
         assertThat(storedKeys()).containsExactly(key(1, "a"));
         assertThat(scanAll()).containsExactly("a1", "a9");
@@ -164,9 +191,9 @@ class ScheduleStoreTest {
     @Test
     void shouldOrderTheBufferLikeTheInnerStoreUnsignedBytewise() {
         // Same due: the record keys decide, compared as unsigned bytes (0x80 after 0x7f), as RocksDB does.
-        store.put(ScheduleKeys.of(7, new byte[] {(byte) 0x80}), v("high"));
-        store.put(ScheduleKeys.of(7, new byte[] {0x7f, 0}), v("low"));
-        store.put(ScheduleKeys.of(7, new byte[] {0x7f}), v("prefix"));
+        store.put(new byte[] {(byte) 0x80}, 7, v("high"));
+        store.put(new byte[] {0x7f, 0}, 7, v("low"));
+        store.put(new byte[] {0x7f}, 7, v("prefix"));
         List<String> buffered = scanAll();
         store.flushCache();
         assertThat(buffered).containsExactly("prefix", "low", "high").isEqualTo(scanAll());
@@ -175,9 +202,9 @@ class ScheduleStoreTest {
     @Test
     void shouldStopWhereTheVisitorSaysAndSayWhereToStartAgain() {
         for (int i = 1; i <= 5; i++) {
-            store.put(key(i, "k"), v("v" + i));
+            put(i, "k", "v" + i);
         }
-        store.put(key(3, "j"), v("j3"));
+        put(3, "j", "j3");
         store.flushCache(); // k's records are one segment now
         List<String> seen = new ArrayList<>();
         Bytes stoppedAt = store.scan(ALL_FROM, ALL_TO, e -> {
@@ -194,10 +221,10 @@ class ScheduleStoreTest {
 
     @Test
     void shouldRespectTheScanBounds() {
-        store.put(key(1, "a"), v("1"));
-        store.put(key(2, "b"), v("2"));
+        put(1, "a", "1");
+        put(2, "b", "2");
         store.flushCache();
-        store.put(key(3, "c"), v("3"));
+        put(3, "c", "3");
         List<Long> dues = scan(ScheduleKeys.lowerBound(2), ScheduleKeys.lowerBound(3)).stream()
                 .map(e -> ScheduleKeys.due(e.scheduleKey())).toList();
         assertThat(dues).containsExactly(2L);
@@ -206,14 +233,14 @@ class ScheduleStoreTest {
     @Test
     void shouldWriteEarlyWhenTheBufferOutgrowsItsLimit() {
         for (int i = 0; i < 101; i++) {
-            store.put(key(i, "k" + i), v("v"));
+            put(i, "k" + i, "v");
         }
         assertThat(inner.approximateNumEntries()).isEqualTo(101);
     }
 
     @Test
     void shouldDiscardTheBufferOnClose() {
-        store.put(key(1, "a"), v("1"));
+        put(1, "a", "1");
         store.clearCache();
         store.flushCache();
         assertThat(inner.approximateNumEntries()).isZero();
@@ -221,11 +248,11 @@ class ScheduleStoreTest {
 
     @Test
     void shouldRefuseToReleaseARecordItDoesNotHold() {
-        store.put(key(1, "a"), v("1"));
+        put(1, "a", "1");
         ScheduleStore.Entry entry = scan(ALL_FROM, ALL_TO).get(0);
         store.release(entry);
         assertThatThrownBy(() -> store.release(entry)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("not buffered");
+                .hasMessageContaining("not buffered or not the next of its key");
     }
 
     @Test

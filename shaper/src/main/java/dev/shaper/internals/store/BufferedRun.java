@@ -1,0 +1,81 @@
+package dev.shaper.internals.store;
+
+import java.util.Arrays;
+import org.apache.kafka.common.utils.Bytes;
+
+/**
+ * Consecutive records of one key queued since the last commit, in memory: the in-memory twin of a stored
+ * {@link ScheduleSegment}. Appending is constant time and so is releasing the head, where a sorted map of
+ * single records paid a tree walk with byte-array comparisons for each.
+ *
+ * <p>A run keeps the schedule key of its first record as its position for its whole life, so its place in
+ * the schedule's order never moves; records leave from the head and arrive at the tail, at most
+ * {@link ScheduleSegment#MAX_RECORDS} in all, which is also the most a commit writes as one segment.
+ */
+final class BufferedRun {
+
+    private final Bytes position;
+    private final byte[] recordKey;
+    private long[] dues = new long[4];
+    private byte[][] values = new byte[4][];
+    /** Records {@code [head, size)} are queued; those before the head were released. */
+    private int head;
+    private int size;
+
+    BufferedRun(byte[] recordKey, long firstDueNanos) {
+        this.recordKey = recordKey;
+        this.position = ScheduleKeys.of(firstDueNanos, recordKey);
+    }
+
+    Bytes position() {
+        return position;
+    }
+
+    byte[] recordKey() {
+        return recordKey;
+    }
+
+    boolean isFull() {
+        return size == ScheduleSegment.MAX_RECORDS;
+    }
+
+    boolean isEmpty() {
+        return head == size;
+    }
+
+    void append(long dueNanos, byte[] value) {
+        if (size == dues.length) {
+            int capacity = Math.min(ScheduleSegment.MAX_RECORDS, 2 * size);
+            dues = Arrays.copyOf(dues, capacity);
+            values = Arrays.copyOf(values, capacity);
+        }
+        dues[size] = dueNanos;
+        values[size] = value;
+        size++;
+    }
+
+    int head() {
+        return head;
+    }
+
+    int size() {
+        return size;
+    }
+
+    long dueAt(int index) {
+        return dues[index];
+    }
+
+    byte[] valueAt(int index) {
+        return values[index];
+    }
+
+    /** Releases the head record, which must be the one at {@code index}; false if it is not. */
+    boolean releaseHead(int index) {
+        if (index != head || head == size) {
+            return false;
+        }
+        values[head++] = null;
+        return true;
+    }
+}
