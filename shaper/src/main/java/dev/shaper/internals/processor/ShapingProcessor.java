@@ -169,13 +169,23 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             metrics.released(wallNow, waitedMs);
             queueGauge.add(-1, -QueuedRecord.storedSize(key, entry.value()));
         }
-        // Everything before the scan's end that was not held back is gone. Arrivals from now on get dues >= now,
-        // so the next scan starts at the first record held back, where the total cap stopped, or at "now"; or
-        // earlier, at a run or stored segment that still holds records.
-        Bytes floor = stoppedAt != null ? stoppedAt : ScheduleKeys.lowerBound(now);
-        floor = earlier(floor, firstHeldBack[0]);
-        scanFloor = earlier(floor, schedule.firstOpenPosition());
+        scanFloor = nextScanFloor(now, stoppedAt, firstHeldBack[0], schedule.firstOpenPosition());
         keyStates.evictIdle(now, EVICTION_SCAN_PER_TICK);
+    }
+
+    /**
+     * Where the next release scan starts. Everything before the end of this one that was not held back is gone,
+     * and arrivals from now on are due at {@code now} or later; so the next scan starts at "now", or earlier: at
+     * the first record held back, where the total cap stopped the scan, or at a run or stored segment that
+     * still holds records. Never later than "now": a record that arrives in the same millisecond as this scan
+     * is due at {@code now}, and its schedule key may sort before the one the total cap stopped at.
+     *
+     * @param stoppedAt     where the total cap stopped the scan, null if it went to its end
+     * @param firstHeldBack the position of the first record its key's release schedule held back, or null
+     * @param firstOpen     the schedule store's {@link ScheduleStore#firstOpenPosition()}
+     */
+    static Bytes nextScanFloor(long now, Bytes stoppedAt, Bytes firstHeldBack, Bytes firstOpen) {
+        return earlier(earlier(earlier(ScheduleKeys.lowerBound(now), stoppedAt), firstHeldBack), firstOpen);
     }
 
     private static Bytes earlier(Bytes a, Bytes b) {

@@ -126,7 +126,8 @@ public final class ScheduleStore extends WriteBehindStore {
      */
     public void release(Entry entry) {
         if (entry.run != null) {
-            if (!entry.run.releaseHead(entry.index)) {
+            // A run that a commit wrote out is gone from the map: an entry of it is stale, its record stored.
+            if (runs.get(entry.run.position()) != entry.run || !entry.run.releaseHead(entry.index)) {
                 throw new IllegalStateException("released a record that is not buffered or not the next of its"
                         + " key: " + entry.scheduleKey);
             }

@@ -45,7 +45,8 @@ class ScheduleStoreTest {
     }
 
     private static final Bytes ALL_FROM = ScheduleKeys.lowerBound(Long.MIN_VALUE);
-    private static final Bytes ALL_TO = ScheduleKeys.lowerBound(Long.MAX_VALUE);
+    /** Above every schedule key of the keys these tests use, those due at Long.MAX_VALUE included. */
+    private static final Bytes ALL_TO = Bytes.wrap(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1});
 
     private List<String> scanAll() {
         return values(scan(ALL_FROM, ALL_TO));
@@ -135,6 +136,63 @@ class ScheduleStoreTest {
         put(2, "a", "a2");
         ScheduleStore.Entry second = scan(ALL_FROM, ALL_TO).get(1);
         assertThatThrownBy(() -> store.release(second)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void shouldWriteEverythingPendingWhenAPutOverflowsTheBufferAndAgainAtTheCommit() {
+        store = new ScheduleStore(inner, 4);
+        store.init(new MockProcessorContext<>().getStateStoreContext(), store);
+        put(1, "c", "c1");
+        put(2, "a", "a2");
+        put(3, "a", "a3");
+        put(10, "a", "a10");
+        put(11, "a", "a11"); // five buffered, the limit is four: written early
+        assertThat(storedKeys()).containsExactly(key(1, "c"), key(2, "a"));
+        assertThat(releaseUpTo(3)).containsExactly("c1", "a2", "a3"); // c's segment gone, a's released in part
+        put(6, "b", "b6");
+        put(7, "b", "b7");
+        assertThat(releaseUpTo(6)).containsExactly("b6"); // b's run released in part
+        put(8, "b", "b8");
+        put(9, "b", "b9");
+        put(12, "b", "b12"); // four buffered and a tombstone pending: written early
+        assertThat(storedKeys()).containsExactly(key(7, "b"), key(10, "a"));
+        assertThat(scanAll()).containsExactly("b7", "b8", "b9", "b12", "a10", "a11");
+        assertThat(releaseUpTo(10)).containsExactly("b7", "b8", "b9", "a10");
+        store.flushCache(); // both remainders written again, a's for the second time since the last commit
+        assertThat(storedKeys()).containsExactly(key(11, "a"), key(12, "b"));
+        assertThat(scanAll()).containsExactly("a11", "b12");
+    }
+
+    @Test
+    void shouldStartANewRunWhenAKeysRunEmptiedWithinTheInterval() {
+        put(1, "a", "a1");
+        assertThat(releaseUpTo(1)).containsExactly("a1");
+        assertThat(store.firstOpenPosition()).isNull();
+        put(5, "a", "a5");
+        assertThat(store.firstOpenPosition()).isEqualTo(key(5, "a"));
+        store.flushCache();
+        assertThat(storedKeys()).containsExactly(key(5, "a"));
+    }
+
+    @Test
+    void shouldRefuseAnEntryOfARunThatACommitWroteOut() {
+        put(1, "a", "a1");
+        ScheduleStore.Entry entry = scan(ALL_FROM, ALL_TO).get(0);
+        store.flushCache();
+        assertThatThrownBy(() -> store.release(entry)).isInstanceOf(IllegalStateException.class);
+        assertThat(scanAll()).containsExactly("a1");
+    }
+
+    @Test
+    void shouldKeepRecordsDueAtTheEndsOfTime() {
+        put(Long.MIN_VALUE, "a", "first");
+        put(Long.MAX_VALUE, "a", "last");
+        assertThat(scanAll()).containsExactly("first", "last");
+        store.flushCache();
+        assertThat(scanAll()).containsExactly("first", "last");
+        assertThat(releaseUpTo(0)).containsExactly("first");
+        store.flushCache();
+        assertThat(storedKeys()).containsExactly(key(Long.MAX_VALUE, "a"));
     }
 
     @Test
