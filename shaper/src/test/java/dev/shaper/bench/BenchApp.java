@@ -30,8 +30,9 @@ enum BenchApp {
     },
 
     /**
-     * The baseline plus the one header every shaped record carries ({@code shaper.queued.ms}): separates what
-     * that header costs Kafka's producer and broker from what the shaper's own work costs.
+     * The baseline plus the two headers every shaped record carries ({@code shaper.queued.ms} and
+     * {@code shaper.released.ms}, the latter made once per millisecond as the shaper does): separates what those
+     * headers cost Kafka's producer and broker from what the shaper's own work costs.
      */
     PASS_THROUGH_WITH_HEADER("pass-through+header", false, null) {
         @Override
@@ -42,9 +43,18 @@ enum BenchApp {
                     config.inputTopic());
             topology.addProcessor("header", () -> new org.apache.kafka.streams.processor.api.ContextualProcessor<
                     byte[], byte[], byte[], byte[]>() {
+                private long stampMs = Long.MIN_VALUE;
+                private byte[] stamp;
+
                 @Override
                 public void process(org.apache.kafka.streams.processor.api.Record<byte[], byte[]> record) {
+                    long now = context().currentSystemTimeMs();
+                    if (now != stampMs) {
+                        stampMs = now;
+                        stamp = Long.toString(now).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    }
                     record.headers().add(dev.shaper.ShaperHeaders.QUEUED_MS, zero);
+                    record.headers().add(dev.shaper.ShaperHeaders.RELEASED_MS, stamp);
                     context().forward(record);
                 }
             }, "source");

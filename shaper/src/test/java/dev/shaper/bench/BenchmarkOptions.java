@@ -151,7 +151,7 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                   --results.file=target/benchmark-results.txt
                   --state.dir=<dir>        parent of the apps' state directories (default: a temporary one)
                   --streams.<key>=<value>  a Kafka Streams setting for both apps (e.g. --streams.commit.interval.ms=200)
-                  --apps=pass-through,shaper   also: pass-through+header (the baseline plus shaper.queued.ms),
+                  --apps=pass-through,shaper   also: pass-through+header (the baseline plus the two headers shaped records carry),
                                            shaper+batched, shaper+strict (admission on Redis, admitting all)
                   --strict.records=100000  records for shaper+strict (one Redis call per record)
                   --redis.uri=<uri>        Redis for the admission apps (default: a redis-server started for the run)
