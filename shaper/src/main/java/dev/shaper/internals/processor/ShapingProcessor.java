@@ -131,7 +131,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         Set<Bytes> heldBack = new HashSet<>();
         Bytes[] firstHeldBack = {null};
         Bytes stoppedAt = schedule.scan(scanFloor, ScheduleKeys.lowerBound(now + 1), entry -> {
-            byte[] key = ScheduleKeys.recordKey(entry.scheduleKey());
+            byte[] key = entry.recordKey();
             Bytes keyBytes = Bytes.wrap(key);
             if (heldBack.contains(keyBytes)) {
                 return true; // FIFO: once a key is held back, so are its later records
@@ -158,7 +158,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         });
         byte[] releasedAt = stamp.at(wallNow);
         for (ScheduleStore.Entry entry : released) {
-            byte[] key = ScheduleKeys.recordKey(entry.scheduleKey());
+            byte[] key = entry.recordKey();
             QueuedRecord queued = QueuedRecord.decode(entry.value());
             schedule.release(entry);
             long waitedMs = Math.max(0, wallNow - queued.enqueuedWallMs());
@@ -196,20 +196,6 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     public void close() {
         if (queueGauge != null) {
             queueGauge.close();
-        }
-    }
-
-    /** Epoch milliseconds as header bytes, made once per millisecond rather than once per record. */
-    private static final class ReleaseStamp {
-        private long ms = Long.MIN_VALUE;
-        private byte[] bytes;
-
-        byte[] at(long wallMs) {
-            if (wallMs != ms) {
-                ms = wallMs;
-                bytes = Long.toString(wallMs).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            }
-            return bytes;
         }
     }
 

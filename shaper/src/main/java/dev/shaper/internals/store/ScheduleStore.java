@@ -46,6 +46,7 @@ public final class ScheduleStore extends WriteBehindStore {
     /** One queued record as a scan shows it. */
     public static final class Entry {
         private final Bytes scheduleKey;
+        private final byte[] recordKey;
         private final byte[] value;
         /** The run that holds the record, and where; null for a record of a stored segment. */
         private final BufferedRun run;
@@ -55,9 +56,10 @@ public final class ScheduleStore extends WriteBehindStore {
         private final int end;
         private final int segmentLength;
 
-        private Entry(Bytes scheduleKey, byte[] value, BufferedRun run, int index, Bytes segment, int end,
-                      int segmentLength) {
+        private Entry(Bytes scheduleKey, byte[] recordKey, byte[] value, BufferedRun run, int index, Bytes segment,
+                      int end, int segmentLength) {
             this.scheduleKey = scheduleKey;
+            this.recordKey = recordKey;
             this.value = value;
             this.run = run;
             this.index = index;
@@ -69,6 +71,14 @@ public final class ScheduleStore extends WriteBehindStore {
         /** The record's own schedule key: its due and its record key. */
         public Bytes scheduleKey() {
             return scheduleKey;
+        }
+
+        /**
+         * The record's key, shared by the entries of one run or segment (the key in {@link #scheduleKey()},
+         * without copying it out again); not to be changed.
+         */
+        public byte[] recordKey() {
+            return recordKey;
         }
 
         /** The {@link QueuedRecord} encoding. */
@@ -195,7 +205,7 @@ public final class ScheduleStore extends WriteBehindStore {
             if (ORDER.compare(scheduleKey, to) > 0) {
                 return true; // the rest falls due later
             }
-            if (!visitor.test(new Entry(scheduleKey, run.valueAt(i), run, i, null, 0, 0))) {
+            if (!visitor.test(new Entry(scheduleKey, run.recordKey(), run.valueAt(i), run, i, null, 0, 0))) {
                 return false;
             }
         }
@@ -217,8 +227,8 @@ public final class ScheduleStore extends WriteBehindStore {
                 return true;
             }
             int end = ScheduleSegment.next(segment, position);
-            if (!visitor.test(new Entry(scheduleKey, ScheduleSegment.recordAt(segment, position), null, 0,
-                    segmentKey, end, segment.length))) {
+            if (!visitor.test(new Entry(scheduleKey, recordKey, ScheduleSegment.recordAt(segment, position), null,
+                    0, segmentKey, end, segment.length))) {
                 return false;
             }
             position = end;
