@@ -109,13 +109,7 @@ class DbWriterIT {
         // When
         DbWriter writer = new DbWriter(broker.bootstrapServers(), topic, "writer-poisoned", 100, target.connect(),
                 new ShapedRowsTable(table, target.dialect()), Clock.systemUTC());
-        CompletableFuture<Void> run = CompletableFuture.runAsync(() -> {
-            try {
-                writer.run();
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<Void> run = runInBackground(writer);
 
         // Then: the writer stops on the error, and its group has committed nothing
         assertThatThrownBy(() -> run.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).hasRootCauseInstanceOf(SQLException.class);
@@ -126,6 +120,17 @@ class DbWriterIT {
                     .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
             assertThat(committed.values()).allSatisfy(o -> assertThat(o).isNull());
         }
+    }
+
+    /** Runs {@code writer} until it is closed or fails; a database error fails the future, its cause kept. */
+    private static CompletableFuture<Void> runInBackground(DbWriter writer) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                writer.run();
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     /** Sends {@code n} records as the shaper would have shaped them; even ones waited, odd ones did not. */
@@ -149,13 +154,7 @@ class DbWriterIT {
     private WriterStats writeAll(String group, int records) throws Exception {
         DbWriter writer = new DbWriter(broker.bootstrapServers(), topic, group, 50, target.connect(),
                 new ShapedRowsTable(table, target.dialect()), Clock.systemUTC());
-        CompletableFuture<Void> run = CompletableFuture.runAsync(() -> {
-            try {
-                writer.run();
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<Void> run = runInBackground(writer);
         try {
             Await.until(() -> writer.stats().rowsInserted() + writer.stats().rowsSkipped() + " of " + records
                     + " records written", TIMEOUT,
