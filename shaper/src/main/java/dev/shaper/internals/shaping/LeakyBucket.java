@@ -30,8 +30,11 @@ public final class LeakyBucket {
     public static Arrival arrive(KeyState state, ShapingRule rule, long nowNanos, long cost, boolean mayPassNow) {
         long due = Math.max(state.tatNanos(), nowNanos);
         long nextTat = saturatedAdd(due, rule.intervalNanos(cost));
-        if (state.queuedRecords() == 0 && mayPassNow && due - ARRIVAL_TOLERANCE_NANOS <= nowNanos) {
-            // A record that leaves now is a release too: the release side continues from its slot.
+        if (state.queuedRecords() == 0 && mayPassNow && due - ARRIVAL_TOLERANCE_NANOS <= nowNanos
+                && state.releaseTatNanos() <= saturatedAdd(nowNanos, ARRIVAL_TOLERANCE_NANOS)) { // MIN_VALUE: none
+            // A record that leaves now is a release too: it must be on the release side's schedule (the key's
+            // last queued record may have left late, after the dues ran out), and the release side continues
+            // from its slot. Otherwise it queues, due now, and the release side lets it go on schedule.
             return new Arrival.Pass(new KeyState(nextTat, 0, 0, 0, nextTat));
         }
         if (state.queuedRecords() >= rule.maxQueue()) {

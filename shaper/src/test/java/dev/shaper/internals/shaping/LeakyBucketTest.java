@@ -35,6 +35,18 @@ class LeakyBucketTest {
     }
 
     @Test
+    void shouldQueueARecordThatItsKeysReleaseScheduleHoldsBackThoughItsDueHasPassed() {
+        ShapingRule rule = new ShapingRule(4, 10, 1_000);
+        // The queue just emptied: its last record left late, at T0 - 50 ms, so the release side's next slot is
+        // T0 + 200 ms while the dues ran out long ago. Passing now would put two records 50 ms apart.
+        KeyState state = new KeyState(T0 - 100 * MS, 0, 0, 0, T0 + 200 * MS);
+        Arrival a = LeakyBucket.arrive(state, rule, T0, 1, true);
+        assertThat(a).isEqualTo(new Arrival.Enqueue(T0, new KeyState(T0 + 250 * MS, 1, 1, 0, T0 + 200 * MS)));
+        assertThat(LeakyBucket.release(((Arrival.Enqueue) a).state(), rule, T0, 0, 1)).isNull();
+        assertThat(LeakyBucket.release(((Arrival.Enqueue) a).state(), rule, T0 + 200 * MS, 0, 1)).isNotNull();
+    }
+
+    @Test
     void shouldNeverOvertakeQueuedRecordsOfTheSameKey() {
         ShapingRule rule = new ShapingRule(4, 10, 1_000);
         // due in the past (the total cap held it back), yet one record is still queued
