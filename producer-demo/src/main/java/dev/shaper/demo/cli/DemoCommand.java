@@ -92,10 +92,14 @@ public final class DemoCommand implements Callable<Integer> {
                 recordSize, maxDelay, admissionRate, redisUri, jdbcUrl, outputDir, drainTimeout);
         PrintStream console = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         DemoRun run = DemoRun.start(settings, console);
+        // The close runs inside the signal's scope, as in the other commands: a Ctrl-C during it (stopping the
+        // broker takes seconds) then waits for it instead of ending the JVM halfway, its directory left behind.
         try (StopOnSignal signal = new StopOnSignal("demo", run::close)) {
-            run.awaitCompletion();
-        } finally {
-            run.close();
+            try {
+                run.awaitCompletion();
+            } finally {
+                run.close();
+            }
         }
         return 0;
     }
