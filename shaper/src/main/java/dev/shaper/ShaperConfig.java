@@ -41,6 +41,13 @@ public final class ShaperConfig extends AbstractConfig {
     public static final String OUTPUT_TOPIC_DOC = "Topic the shaped records are written to, at no more than the"
             + " configured rates. Each record gains the header shaper.queued.ms.";
 
+    /** Whether shaped records also carry the time they were released. */
+    public static final String OUTPUT_RELEASED_HEADER_CONFIG = "shaper.output.released.header";
+    public static final String OUTPUT_RELEASED_HEADER_DOC = "true: every shaped record also carries the header"
+            + " shaper.released.ms, the wall-clock time (epoch ms) at which the shaper released it, which is where"
+            + " its rate can be checked exactly and where downstream latency starts. Off by default because it"
+            + " adds about 33 bytes to every record, to be carried by the broker and read by every consumer.";
+
     /** Topic the rejected records go to. */
     public static final String REJECTED_TOPIC_CONFIG = "shaper.rejected.topic";
     public static final String REJECTED_TOPIC_DOC = "Topic for records the shaper refuses (queue full, delay too"
@@ -161,6 +168,7 @@ public final class ShaperConfig extends AbstractConfig {
                     Importance.HIGH, OUTPUT_TOPIC_DOC)
             .define(REJECTED_TOPIC_CONFIG, Type.STRING, "shaper-rejected", new ConfigDef.NonEmptyString(),
                     Importance.HIGH, REJECTED_TOPIC_DOC)
+            .define(OUTPUT_RELEASED_HEADER_CONFIG, Type.BOOLEAN, false, Importance.LOW, OUTPUT_RELEASED_HEADER_DOC)
             .define(SHAPING_RATE_CONFIG, Type.DOUBLE, 100.0, new PositiveFinite(), Importance.HIGH,
                     SHAPING_RATE_DOC)
             .define(SHAPING_MAX_QUEUE_CONFIG, Type.INT, 10_000, Range.atLeast(0), Importance.HIGH,
@@ -243,6 +251,11 @@ public final class ShaperConfig extends AbstractConfig {
 
     public String rejectedTopic() {
         return getString(REJECTED_TOPIC_CONFIG);
+    }
+
+    /** Whether shaped records carry {@code shaper.released.ms}. */
+    public boolean releasedHeader() {
+        return getBoolean(OUTPUT_RELEASED_HEADER_CONFIG);
     }
 
     public double totalRate() {

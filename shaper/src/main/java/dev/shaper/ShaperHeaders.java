@@ -14,7 +14,7 @@ public final class ShaperHeaders {
     public static final String QUEUED_MS = "shaper.queued.ms";
 
     /**
-     * Added to shaped records: the wall-clock time, in epoch milliseconds, at which the shaper released the
+     * Added to shaped records when {@code shaper.output.released.header} is true: the wall-clock time, in epoch milliseconds, at which the shaper released the
      * record (for a record that passed at once, when it arrived). With {@link #QUEUED_MS} it says when the
      * record entered and left its queue; downstream it gives the end-to-end latency, and it is where the
      * shaper's rate guarantee can be checked exactly (transport and exactly-once transactions add their own

@@ -76,7 +76,8 @@ public final class ShaperTopology {
             throw new IllegalArgumentException("the rules set admission limits, but no admission controller was given");
         }
         ShapingProcessor.Settings settings = new ShapingProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
-                SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(), config.totalRate() / inputPartitions);
+                SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(), config.totalRate() / inputPartitions,
+                config.releasedHeader());
         int cacheKeys = config.stateCacheMaxKeys();
         // Compaction keeps the latest entry per key; queued records are deleted by tombstones on release.
         Map<String, String> changelog = Map.of("cleanup.policy", "compact");

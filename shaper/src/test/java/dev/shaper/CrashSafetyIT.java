@@ -224,6 +224,7 @@ class CrashSafetyIT {
         p.setProperty(ShaperConfig.SHAPING_MAX_QUEUE_CONFIG, "100000");
         p.setProperty(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, "3600000");
         p.setProperty(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(TICK_MS));
+        p.setProperty(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, "true"); // rates are checked at release
         Path file = work.resolve("shaper-" + n + ".properties");
         try (Writer w = Files.newBufferedWriter(file)) {
             p.store(w, "CrashSafetyIT, start " + n);

@@ -97,6 +97,7 @@ class GracefulShutdownIT {
         p.setProperty(ShaperConfig.REJECTED_TOPIC_CONFIG, "stop-rejected");
         p.setProperty(ShaperConfig.SHAPING_RATE_CONFIG, "50");
         p.setProperty(ShaperConfig.SHAPING_TICK_MS_CONFIG, "10");
+        p.setProperty(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, "true"); // rates are checked at release
         Path file = work.resolve("shaper.properties");
         try (Writer w = Files.newBufferedWriter(file)) {
             p.store(w, "GracefulShutdownIT");

@@ -60,7 +60,7 @@ class ShaperTopologyTest {
                 assertThat(r.getRecordTime()).isEqualTo(shaper.now());
                 assertThat(header(r, "trace")).isEqualTo("t" + i);
                 assertThat(header(r, ShaperHeaders.QUEUED_MS)).isEqualTo("0");
-                assertThat(header(r, ShaperHeaders.RELEASED_MS)).isEqualTo(Long.toString(shaper.now().toEpochMilli()));
+                assertThat(r.headers().lastHeader(ShaperHeaders.RELEASED_MS)).as("off by default").isNull();
                 shaper.advance(TICK); // t = (i + 1) * 100 ms
             }
             assertThat(shaper.readRejected()).isEmpty();
@@ -273,8 +273,29 @@ class ShaperTopologyTest {
             List<TestRecord<byte[], byte[]>> out = shaper.readShaped();
             assertThat(values(out)).containsExactly("light");
             assertThat(header(out.get(0), ShaperHeaders.QUEUED_MS)).isEqualTo("500");
-            assertThat(header(out.get(0), ShaperHeaders.RELEASED_MS))
-                    .isEqualTo(Long.toString(ShaperDriver.START.toEpochMilli() + 500));
+        }
+    }
+
+    @Test
+    void shouldStampTheReleaseTimeOnPassedAndReleasedRecordsWhenTheReleasedHeaderIsOn() {
+        Map<String, String> s = new java.util.HashMap<>(settings(10, 100, 60_000));
+        s.put(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, "true");
+        try (ShaperDriver shaper = ShaperDriver.start(s)) {
+            // Given: at 10/s, a record that passes at once and one that must wait 100 ms
+            shaper.send("k", "first");
+            shaper.advance(Duration.ofMillis(30));
+            shaper.send("k", "second");
+            // Then: the first carries its arrival time, the second the tick that released it
+            List<TestRecord<byte[], byte[]>> passed = shaper.readShaped();
+            assertThat(values(passed)).containsExactly("first");
+            assertThat(header(passed.get(0), ShaperHeaders.RELEASED_MS))
+                    .isEqualTo(Long.toString(ShaperDriver.START.toEpochMilli()));
+            shaper.advance(Duration.ofMillis(70)); // t = 100 ms: the first tick
+            List<TestRecord<byte[], byte[]>> released = shaper.readShaped();
+            assertThat(values(released)).containsExactly("second");
+            assertThat(header(released.get(0), ShaperHeaders.QUEUED_MS)).isEqualTo("70");
+            assertThat(header(released.get(0), ShaperHeaders.RELEASED_MS))
+                    .isEqualTo(Long.toString(ShaperDriver.START.toEpochMilli() + 100));
         }
     }
 

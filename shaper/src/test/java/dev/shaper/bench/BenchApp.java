@@ -31,9 +31,9 @@ enum BenchApp {
     },
 
     /**
-     * The baseline plus the two headers every shaped record carries ({@code shaper.queued.ms} and
-     * {@code shaper.released.ms}, the latter from the shaper's own {@link ReleaseStamp}): separates what those
-     * headers cost Kafka's producer and broker from what the shaper's own work costs.
+     * The baseline plus the header every shaped record carries by default ({@code shaper.queued.ms}, and
+     * {@code shaper.released.ms} from the shaper's own {@link ReleaseStamp} when the settings turn it on):
+     * separates what those headers cost Kafka's producer and broker from what the shaper's own work costs.
      */
     PASS_THROUGH_WITH_HEADER("pass-through+header", false, null) {
         @Override
@@ -45,12 +45,15 @@ enum BenchApp {
             topology.addProcessor("header", () -> new org.apache.kafka.streams.processor.api.ContextualProcessor<
                     byte[], byte[], byte[], byte[]>() {
                 private final ReleaseStamp stamp = new ReleaseStamp();
+                private final boolean released = config.releasedHeader();
 
                 @Override
                 public void process(org.apache.kafka.streams.processor.api.Record<byte[], byte[]> record) {
                     record.headers().add(dev.shaper.ShaperHeaders.QUEUED_MS, zero);
-                    record.headers().add(dev.shaper.ShaperHeaders.RELEASED_MS,
-                            stamp.at(context().currentSystemTimeMs()));
+                    if (released) {
+                        record.headers().add(dev.shaper.ShaperHeaders.RELEASED_MS,
+                                stamp.at(context().currentSystemTimeMs()));
+                    }
                     context().forward(record);
                 }
             }, "source");

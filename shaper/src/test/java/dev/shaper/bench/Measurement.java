@@ -48,8 +48,8 @@ record Measurement(String guarantee, Scenario scenario, BenchApp app, long recor
         return streamThreadCpuSeconds * 1e6 / records;
     }
 
-    /** Share of the output that waited in the schedule store. */
+    /** Share of the output that waited in the schedule store (estimated from the counter's sample). */
     double queuedFraction() {
-        return output == 0 ? 0 : (double) queue.queued() / output;
+        return queue.sampled() == 0 ? 0 : (double) queue.queued() / queue.sampled();
     }
 }

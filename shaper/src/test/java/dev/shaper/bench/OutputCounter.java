@@ -23,13 +23,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * offsets) commits, so the moment the count reaches the input size is the moment the last output record
  * was committed.
  *
- * <p>For shaped records it also reads the {@link ShaperHeaders#QUEUED_MS} header: a value above 0 proves the
- * record waited in the schedule store. (A record queued and released within the same millisecond would show
- * 0, so the queued count is a lower bound.)
+ * <p>For one shaped record in {@link #SAMPLE_EVERY} it also reads the {@link ShaperHeaders#QUEUED_MS} header: a
+ * value above 0 proves the record waited in the schedule store. (A record queued and released within the same
+ * millisecond would show 0, so the queued count is a lower bound.) Only a sample, because this consumer shares
+ * the machine with the applications it measures: looking up a header decodes the names of the record's headers,
+ * a cost the pass-through's output (which has none) would not impose, and that would slow the shaper's runs.
  */
 final class OutputCounter implements AutoCloseable {
 
     private static final int HISTOGRAM_MS = 60_000;
+    /** One shaped record in this many has its queue time read. */
+    static final int SAMPLE_EVERY = 16;
 
     private final String outputTopic;
     private final long expected;
@@ -44,6 +48,7 @@ final class OutputCounter implements AutoCloseable {
     private volatile long rejected;
     private volatile long firstOutputNanos;
     private volatile long completeNanos;
+    private long sampled;
     private long queued;
     private long queuedMsSum;
     private long queuedMsMax;
@@ -102,8 +107,10 @@ final class OutputCounter implements AutoCloseable {
                 long rejectedNow = rejected;
                 for (ConsumerRecord<byte[], byte[]> record : records) {
                     if (record.topic().equals(outputTopic)) {
-                        shapedNow++;
-                        countQueued(record.headers().lastHeader(ShaperHeaders.QUEUED_MS));
+                        if (shapedNow++ % SAMPLE_EVERY == 0) {
+                            sampled++;
+                            countQueued(record.headers().lastHeader(ShaperHeaders.QUEUED_MS));
+                        }
                     } else {
                         rejectedNow++;
                     }
@@ -166,7 +173,7 @@ final class OutputCounter implements AutoCloseable {
 
     /** Statistics of the records that waited; read them after {@link #close()}. */
     QueueStats queueStats() {
-        return new QueueStats(queued, queued == 0 ? 0 : (double) queuedMsSum / queued, percentile(0.50),
+        return new QueueStats(sampled, queued, queued == 0 ? 0 : (double) queuedMsSum / queued, percentile(0.50),
                 percentile(0.99), queuedMsMax);
     }
 
@@ -191,12 +198,13 @@ final class OutputCounter implements AutoCloseable {
     }
 
     /**
-     * @param queued   shaped records whose {@code shaper.queued.ms} was above 0
+     * @param sampled  shaped records whose queue time was read (one in {@link #SAMPLE_EVERY})
+     * @param queued   of those, the ones whose {@code shaper.queued.ms} was above 0
      * @param meanMs   their mean wait
      * @param p50Ms    median wait (capped at 60 s)
      * @param p99Ms    99th percentile (capped at 60 s)
-     * @param maxMs    longest wait
+     * @param maxMs    longest wait (of the sample)
      */
-    record QueueStats(long queued, double meanMs, long p50Ms, long p99Ms, long maxMs) {
+    record QueueStats(long sampled, long queued, double meanMs, long p50Ms, long p99Ms, long maxMs) {
     }
 }

@@ -72,7 +72,8 @@ final class ResultTable {
                 consumer). "after 1st" leaves out the start-up (group join, task and store initialisation).
                 input done = the app's committed input offsets cover all the input (the shaper may still hold
                 queued records then; "last" minus "input done" is the drain's tail).
-                queued = shaped records whose shaper.queued.ms header is > 0 (a lower bound of those that waited).
+                queued = shaped records whose shaper.queued.ms header is > 0 (a lower bound of those that waited);
+                it and the wait figures are read from one shaped record in 16.
                 stream-thr CPU = CPU time of the app's StreamThread(s) per record (Java threads only; RocksDB
                 background threads not included): less sensitive to other load on the machine than rec/s.
                 app-thr CPU = the same for all Java threads named after the app (adds producer/consumer I/O threads).

@@ -183,6 +183,8 @@ public final class DemoRun implements AutoCloseable {
         s.put(ShaperConfig.SHAPING_RATE_CONFIG, Double.toString(settings.ratePerKey()));
         s.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, Long.toString(settings.maxDelay().toMillis()));
         s.put(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(tickMs()));
+        // The summary and the chart count releases per key and second at the time the shaper released them.
+        s.put(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, "true");
         // Any free port: a fixed one could be taken, and the demo prints where it is.
         s.put(ShaperConfig.HTTP_PORT_CONFIG, "0");
         if (settings.admissionRate() > 0) {

@@ -34,9 +34,13 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     /** How many stored key states one tick looks at for eviction. */
     static final int EVICTION_SCAN_PER_TICK = 1_000;
 
-    /** Settings of one shaping processor. */
+    /**
+     * Settings of one shaping processor.
+     *
+     * @param releasedHeader whether shaped records carry {@code shaper.released.ms}
+     */
     public record Settings(String scheduleStoreName, String keyStoreName, String shapedChild, String rejectedChild,
-                           long tickMs, long catchUpMaxMs, double taskTotalRate) {
+                           long tickMs, long catchUpMaxMs, double taskTotalRate, boolean releasedHeader) {
     }
 
     private static final byte[] NOT_QUEUED = "0".getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -71,6 +75,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         this.keyStates = context.getStateStore(settings.keyStoreName());
         long wallNow = context.currentSystemTimeMs();
         this.clock = new VirtualClock(settings.catchUpMaxMs(), keyStates.loadVirtualTime(), wallNow);
+        keyStates.setVirtualClock(() -> clock.peek(context.currentSystemTimeMs()));
         this.total = new TotalRateLimiter(settings.taskTotalRate());
         this.scanFloor = ScheduleKeys.lowerBound(Long.MIN_VALUE);
         KeyStateStore.Totals restored = keyStates.queuedTotals();
@@ -90,7 +95,6 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         long cost = ((InputChecks.Outcome.Valid) checked).cost();
         long wallNow = context.currentSystemTimeMs();
         long now = clock.peek(wallNow);
-        keyStates.setVirtualNow(now);
         ShapingRule rule = rules.ruleFor(key);
         KeyStateStore.Slot slot = keyStates.slot(key);
         Arrival arrival = LeakyBucket.arrive(slot.state(), rule, now, cost, total.canPass(now));
@@ -99,7 +103,9 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             slot.update(pass.state());
             // Shared header values on the hot path: a passed record leaves now, so its release time is now.
             HeaderValues.set(record.headers(), ShaperHeaders.QUEUED_MS, NOT_QUEUED);
-            HeaderValues.set(record.headers(), ShaperHeaders.RELEASED_MS, stamp.at(wallNow));
+            if (settings.releasedHeader()) {
+                HeaderValues.set(record.headers(), ShaperHeaders.RELEASED_MS, stamp.at(wallNow));
+            }
             context.forward(record, settings.shapedChild());
             metrics.passed(wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
@@ -124,7 +130,6 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         long before = clock.current();
         long now = clock.advance(wallNow);
         long step = now - before;
-        keyStates.setVirtualNow(now);
         keyStates.saveVirtualTime(now);
 
         List<ScheduleStore.Entry> released = new ArrayList<>();
@@ -156,14 +161,16 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             released.add(entry);
             return true;
         });
-        byte[] releasedAt = stamp.at(wallNow);
+        byte[] releasedAt = settings.releasedHeader() ? stamp.at(wallNow) : null;
         for (ScheduleStore.Entry entry : released) {
             byte[] key = entry.recordKey();
             QueuedRecord queued = QueuedRecord.decode(entry.value());
             schedule.release(entry);
             long waitedMs = Math.max(0, wallNow - queued.enqueuedWallMs());
             HeaderValues.set(queued.headers(), ShaperHeaders.QUEUED_MS, Long.toString(waitedMs));
-            HeaderValues.set(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
+            if (releasedAt != null) {
+                HeaderValues.set(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
+            }
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
             metrics.released(wallNow, waitedMs);

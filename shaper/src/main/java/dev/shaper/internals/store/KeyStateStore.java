@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -81,7 +82,8 @@ public final class KeyStateStore extends WriteBehindStore {
     private final LinkedHashMap<Bytes, Slot> slots = new LinkedHashMap<>(1024, 0.75f, true);
     /** The slots changed since the last commit: a commit's cost follows the changes, not the cache size. */
     private final List<Slot> dirtySlots = new ArrayList<>();
-    private long virtualNowNanos = Long.MIN_VALUE;
+    /** The task's virtual time; read when the layer writes, to tell idle states from live ones. */
+    private LongSupplier virtualClock = () -> Long.MIN_VALUE;
     private Long pendingClock;
     private Bytes evictionCursor;
     /** When the next sweep pass may start (see {@link #MIN_PASS_INTERVAL_NANOS}). */
@@ -134,9 +136,20 @@ public final class KeyStateStore extends WriteBehindStore {
         slot(recordKey).update(state);
     }
 
-    /** Tells the layer the task's virtual time, which decides which states are idle. */
+    /**
+     * Tells the layer how to read the task's virtual time, which decides which states are idle when it writes
+     * them at a commit. Read then rather than taken from the last record: a key whose last record passed in the
+     * last millisecond before the commit (its next record could be due a nanosecond later) is idle by the time
+     * the commit runs, and is then dropped instead of being written to RocksDB and the changelog, to be deleted
+     * again by the sweep.
+     */
+    public void setVirtualClock(LongSupplier clock) {
+        this.virtualClock = clock;
+    }
+
+    /** Fixes the layer's virtual time at {@code nanos} (see {@link #setVirtualClock}). */
     public void setVirtualNow(long nanos) {
-        virtualNowNanos = nanos;
+        setVirtualClock(() -> nanos);
     }
 
     /** The persisted virtual time of this task, or null if it never ran. */
@@ -302,6 +315,7 @@ public final class KeyStateStore extends WriteBehindStore {
     @Override
     protected void writeBuffer() {
         List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(dirtySlots.size() + 1);
+        long virtualNowNanos = virtualClock.getAsLong();
         if (pendingClock != null) {
             batch.add(KeyValue.pair(CLOCK_KEY, ByteBuffer.allocate(Long.BYTES).putLong(pendingClock).array()));
             pendingClock = null;
