@@ -7,7 +7,9 @@
 #   shaper/bench/run-benchmark.sh --help               all options (dev.shaper.bench.BenchmarkOptions)
 #
 # Environment:
-#   BENCH_JAVA_OPTS  JVM options of the benchmark JVM (default: -Xms1g -Xmx4g)
+#   BENCH_JAVA_OPTS  JVM options of the benchmark JVM (default: -Xms4g -Xmx4g -XX:+AlwaysPreTouch: a heap
+#                    that grows during the run makes the apps pay the kernel for zeroing fresh pages, up to a
+#                    quarter of a stream thread's time in a profile, and the app that allocates more pays more)
 #   BENCH_JFR=1      record a JFR profile to shaper/target/benchmark.jfr
 #   BENCH_BROKER     "embedded" (default: in-JVM KRaft broker) or "auto" (a Testcontainers broker if Docker runs)
 #   MVN, MVN_ARGS    the Maven command and extra Maven arguments (e.g. MVN_ARGS=-o)
@@ -24,7 +26,7 @@ args=()
 for a in "$@"; do
   case "$a" in
     --quick) args+=(--records=200000 --warmup.records=20000) ;;
-    --help|-h) sed -n '2,14p' "$0"; args+=(--help) ;;
+    --help|-h) sed -n '2,16p' "$0"; args+=(--help) ;;
     *) args+=("$a") ;;
   esac
 done
@@ -38,7 +40,7 @@ rm -f "$cp_file"
   -Dexec.outputFile="$cp_file"
 classpath="$(tr -d '\n' < "$cp_file")"
 
-java_opts=(${BENCH_JAVA_OPTS:--Xms1g -Xmx4g})
+java_opts=(${BENCH_JAVA_OPTS:--Xms4g -Xmx4g -XX:+AlwaysPreTouch})
 if [[ "${BENCH_JFR:-0}" == 1 ]]; then
   java_opts+=("-XX:StartFlightRecording=filename=$module/target/benchmark.jfr,settings=profile,dumponexit=true")
 fi

@@ -225,6 +225,9 @@ public final class ShaperConfig extends AbstractConfig {
         // An idle stream thread blocks in poll() for poll.ms, which delays punctuations by as much (Kafka's
         // default is 100 ms): the release ticks must not be that late.
         props.put(StreamsConfig.POLL_MS_CONFIG, "10");
+        // Each task reads one input partition, so there is nothing to wait for when it has no data; with idling
+        // on, Kafka Streams formats a log message for every such task in every loop (a few % of the thread).
+        props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
         // Kafka Streams' producer lingers 100 ms to batch; released records must reach the output topic when
         // they are released, not later in a clump. Under load, records still batch while requests are in flight.
         props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), "0");

@@ -106,7 +106,7 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                         .map(String::trim).filter(s -> !s.isEmpty()).map(Scenario::byName).toList(),
                 Arrays.stream(given.getOrDefault("guarantees", StreamsConfig.EXACTLY_ONCE_V2).split(","))
                         .map(String::trim).filter(s -> !s.isEmpty()).map(BenchmarkOptions::guarantee).toList(),
-                parseLong(given, "warmup.records", 100_000),
+                parseLong(given, "warmup.records", 200_000),
                 parseLong(given, "timeout.s", 900),
                 Path.of(given.getOrDefault("results.file", "target/benchmark-results.txt")),
                 given.containsKey("state.dir") ? Path.of(given.get("state.dir")) : null,
@@ -146,7 +146,7 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                   --queued.rate=1000       per-key rate (records/s) in the queued scenario
                   --scenarios=unqueued,queued
                   --guarantees=exactly_once_v2   (comma-separated; at_least_once also allowed)
-                  --warmup.records=100000  untimed warm-up of both apps in every scenario; 0 skips it
+                  --warmup.records=200000  untimed warm-up of both apps in every scenario; 0 skips it
                   --timeout.s=900          per measurement
                   --results.file=target/benchmark-results.txt
                   --state.dir=<dir>        parent of the apps' state directories (default: a temporary one)

@@ -58,6 +58,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     private TaskQueueGauge queueGauge;
     /** No queued record has a due before this: the drain starts here instead of wading through tombstones. */
     private Bytes scanFloor;
+    /** The keys one release scan holds back; a field so that a tick costs no new hash table. */
+    private final Set<Bytes> heldBack = new HashSet<>();
     /** The {@code shaper.released.ms} value of the current millisecond, shared by the records it releases. */
     private final ReleaseStamp stamp = new ReleaseStamp();
 
@@ -133,7 +135,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         keyStates.saveVirtualTime(now);
 
         List<ScheduleStore.Entry> released = new ArrayList<>();
-        Set<Bytes> heldBack = new HashSet<>();
+        heldBack.clear();
         Bytes[] firstHeldBack = {null};
         Bytes stoppedAt = schedule.scan(scanFloor, ScheduleKeys.lowerBound(now + 1), entry -> {
             byte[] key = entry.recordKey();
