@@ -231,6 +231,15 @@ public final class ShaperConfig extends AbstractConfig {
         // Kafka Streams' producer lingers 100 ms to batch; released records must reach the output topic when
         // they are released, not later in a clump. Under load, records still batch while requests are in flight.
         props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), "0");
+        // Records that wait longer than a commit interval reach the changelog at the commit, in one burst of
+        // segments (up to 64 records each), and under exactly-once the commit waits until the broker has them.
+        // Batches of Kafka's default 16 KB hold one or two segments, and the idempotent producer keeps at most
+        // five requests in flight: with every record queued, the stream thread spent 39 % of its time in that
+        // wait. 128 KB batches cut the queued benchmark's time by about a fifth; the buffer grows with them, so
+        // that as many partitions can have a batch open at once before a send blocks.
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), Integer.toString(128 * 1024));
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.BUFFER_MEMORY_CONFIG),
+                Long.toString(64L * 1024 * 1024));
         // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
         props.put("processing.exception.handler.global.enabled", "true");
         props.putAll(streamsSettings);
