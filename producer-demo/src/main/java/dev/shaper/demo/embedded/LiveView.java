@@ -26,7 +26,7 @@ final class LiveView {
     }
 
     void show(Sample sample) {
-        Sample from = previous == null ? new Sample(0, 0, 0, new java.util.TreeMap<>(), 0) : previous;
+        Sample from = previous == null ? RateTimeline.START : previous;
         RateTimeline.Rates rates = RateTimeline.between(from, sample);
         String reasons = sample.rejectedByReason().isEmpty() ? "-" : sample.rejectedByReason().entrySet().stream()
                 .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));

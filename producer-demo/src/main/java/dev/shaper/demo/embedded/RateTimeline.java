@@ -29,15 +29,24 @@ public final class RateTimeline {
         return samples.isEmpty() ? null : samples.get(samples.size() - 1);
     }
 
-    /** The rates between consecutive samples (one fewer than the samples, none before the second). */
+    /**
+     * The rates between consecutive samples, one per sample: the first is from the producer's start, when every
+     * counter was zero, to the first sample. (Leaving that interval out lost a burst produced before the first
+     * sample, and the summary's "peak" could then read lower than the average.)
+     */
     public List<Rates> rates() {
         List<Sample> all = samples();
         List<Rates> rates = new ArrayList<>();
-        for (int i = 1; i < all.size(); i++) {
-            rates.add(between(all.get(i - 1), all.get(i)));
+        Sample previous = START;
+        for (Sample sample : all) {
+            rates.add(between(previous, sample));
+            previous = sample;
         }
         return rates;
     }
+
+    /** The counters when the producer starts: the origin of {@link Sample#elapsedMs()}. */
+    static final Sample START = new Sample(0, 0, 0, new java.util.TreeMap<>(), 0);
 
     static Rates between(Sample from, Sample to) {
         double seconds = Math.max(1, to.elapsedMs() - from.elapsedMs()) / 1000.0;

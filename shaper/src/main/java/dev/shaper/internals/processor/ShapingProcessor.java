@@ -77,7 +77,6 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         this.keyStates = context.getStateStore(settings.keyStoreName());
         long wallNow = context.currentSystemTimeMs();
         this.clock = new VirtualClock(settings.catchUpMaxMs(), keyStates.loadVirtualTime(), wallNow);
-        keyStates.setVirtualClock(() -> clock.peek(context.currentSystemTimeMs()));
         this.total = new TotalRateLimiter(settings.taskTotalRate());
         this.scanFloor = ScheduleKeys.lowerBound(Long.MIN_VALUE);
         KeyStateStore.Totals restored = keyStates.queuedTotals();
@@ -97,6 +96,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         long cost = ((InputChecks.Outcome.Valid) checked).cost();
         long wallNow = context.currentSystemTimeMs();
         long now = clock.peek(wallNow);
+        keyStates.setVirtualNow(now);
         ShapingRule rule = rules.ruleFor(key);
         KeyStateStore.Slot slot = keyStates.slot(key);
         Arrival arrival = LeakyBucket.arrive(slot.state(), rule, now, cost, total.canPass(now));
@@ -132,6 +132,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         long before = clock.current();
         long now = clock.advance(wallNow);
         long step = now - before;
+        keyStates.setVirtualNow(now);
         keyStates.saveVirtualTime(now);
 
         List<ScheduleStore.Entry> released = new ArrayList<>();

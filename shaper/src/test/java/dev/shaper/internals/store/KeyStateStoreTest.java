@@ -14,6 +14,9 @@ import org.junit.jupiter.api.Test;
 
 class KeyStateStoreTest {
 
+    /** A millisecond of virtual time: states due sooner than {@link KeyStateStore#PERSIST_SLACK_NANOS} are not written. */
+    private static final long MS = 1_000_000L;
+
     private KeyValueStore<Bytes, byte[]> inner;
     private KeyStateStore store;
 
@@ -37,6 +40,38 @@ class KeyStateStoreTest {
         store.flushCache();
         assertThat(inner.approximateNumEntries()).isZero();
         assertThat(store.get(k("a"))).isEqualTo(KeyState.ABSENT);
+    }
+
+    @Test
+    void shouldKeepAStateThatFallsIdleWithinTheSlackInMemoryOnly() {
+        // Given: at virtual time 100, a key whose next record may leave at 100 + slack, and one a nanosecond later
+        store.setVirtualNow(100);
+        KeyState almostIdle = new KeyState(100 + KeyStateStore.PERSIST_SLACK_NANOS, 0, 0, 0);
+        KeyState live = new KeyState(101 + KeyStateStore.PERSIST_SLACK_NANOS, 0, 0, 0);
+        store.put(k("almost"), almostIdle);
+        store.put(k("live"), live);
+        // When
+        store.flushCache();
+        // Then: only the live one is written; the other still decides its key's next record from memory
+        assertThat(store.storedKeyCount()).isEqualTo(1);
+        assertThat(inner.get(KeyStateStore.storeKey(k("live")))).isNotNull();
+        assertThat(store.get(k("almost"))).isEqualTo(almostIdle);
+    }
+
+    @Test
+    void shouldDeleteTheStoredStateOfAKeyWhoseNewStateIsNotWorthWriting() {
+        // Given: a key written with a queued record
+        store.setVirtualNow(100);
+        store.put(k("a"), new KeyState(500, 1, 1, 10));
+        store.flushCache();
+        assertThat(store.storedKeyCount()).isEqualTo(1);
+        // When: the record left, and the key's next record may leave within the slack
+        store.setVirtualNow(500);
+        store.put(k("a"), new KeyState(600, 0, 0, 0));
+        store.flushCache();
+        // Then: the stored state, which still counts the queued record, is gone
+        assertThat(store.storedKeyCount()).isZero();
+        assertThat(store.get(k("a"))).isEqualTo(new KeyState(600, 0, 0, 0));
     }
 
     @Test
@@ -69,17 +104,17 @@ class KeyStateStoreTest {
     void shouldSweepIdleStatesInBoundedSteps() {
         store.setVirtualNow(0);
         for (int i = 0; i < 10; i++) {
-            store.put(k("key-" + i), new KeyState(100 + i, 0, 0, 0));
+            store.put(k("key-" + i), new KeyState(100 * MS + i, 0, 0, 0));
         }
-        store.put(k("busy"), new KeyState(100, 2, 2, 2));
+        store.put(k("busy"), new KeyState(100 * MS, 2, 2, 2));
         store.flushCache();
         store.clearCache(); // as after a restart: nothing in memory
         assertThat(store.storedKeyCount()).isEqualTo(11);
 
         // "busy" sorts first and stays; each call looks at four entries, resuming where the last stopped
-        assertThat(store.evictIdle(1_000, 4)).isEqualTo(3);
-        assertThat(store.evictIdle(1_000, 4)).isEqualTo(4);
-        assertThat(store.evictIdle(1_000, 4)).isEqualTo(3);
+        assertThat(store.evictIdle(1_000 * MS, 4)).isEqualTo(3);
+        assertThat(store.evictIdle(1_000 * MS, 4)).isEqualTo(4);
+        assertThat(store.evictIdle(1_000 * MS, 4)).isEqualTo(3);
         assertThat(store.storedKeyCount()).isEqualTo(1);
         assertThat(store.get(k("busy")).queuedRecords()).isEqualTo(2);
     }
@@ -87,15 +122,15 @@ class KeyStateStoreTest {
     @Test
     void shouldStartAPassOverTheInnerStoreAtMostOncePerIntervalAfterARestart() {
         store.setVirtualNow(0);
-        store.put(k("a"), new KeyState(100, 0, 0, 0));
-        store.put(k("b"), new KeyState(5_000, 0, 0, 0));
+        store.put(k("a"), new KeyState(100 * MS, 0, 0, 0));
+        store.put(k("b"), new KeyState(1_500 * MS, 0, 0, 0));
         store.flushCache();
         store.clearCache(); // as after a restart: no stored state has a slot
-        long t = 1_000;
+        long t = 1_000 * MS;
         assertThat(store.evictIdle(t, 10)).isEqualTo(1); // a whole pass removes "a"; "b" is not idle yet
 
-        // "b" falls idle at 5,000, but the next pass over the inner store waits for the interval
-        assertThat(store.evictIdle(t + 10_000, 10)).isZero();
+        // "b" falls idle at 1.5 s, but the next pass over the inner store waits for the interval
+        assertThat(store.evictIdle(t + 600 * MS, 10)).isZero();
         assertThat(store.storedKeyCount()).isEqualTo(1);
         assertThat(store.evictIdle(t + KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
         assertThat(store.storedKeyCount()).isZero();
@@ -105,16 +140,16 @@ class KeyStateStoreTest {
     void shouldSweepTheStatesItWroteFromMemoryAtEveryCall() {
         store.setVirtualNow(0);
         store.evictIdle(0, 10); // a pass over the empty inner store: from now on every stored state has a slot
-        store.put(k("a"), new KeyState(100, 0, 0, 0));
-        store.put(k("b"), new KeyState(300, 0, 0, 0));
-        store.put(k("busy"), new KeyState(100, 1, 1, 1));
+        store.put(k("a"), new KeyState(100 * MS, 0, 0, 0));
+        store.put(k("b"), new KeyState(300 * MS, 0, 0, 0));
+        store.put(k("busy"), new KeyState(100 * MS, 1, 1, 1));
         store.flushCache();
         assertThat(store.storedKeyCount()).isEqualTo(3);
 
         // no pass interval to wait for: each state goes at the first call after it fell idle
-        assertThat(store.evictIdle(200, 10)).isEqualTo(1);
-        assertThat(store.evictIdle(400, 10)).isEqualTo(1);
-        assertThat(store.evictIdle(10_000, 10)).isZero();
+        assertThat(store.evictIdle(200 * MS, 10)).isEqualTo(1);
+        assertThat(store.evictIdle(400 * MS, 10)).isEqualTo(1);
+        assertThat(store.evictIdle(10_000 * MS, 10)).isZero();
         assertThat(store.storedKeyCount()).isEqualTo(1);
         assertThat(store.get(k("a"))).isEqualTo(KeyState.ABSENT);
         assertThat(store.get(k("busy")).queuedRecords()).isEqualTo(1);
@@ -125,11 +160,11 @@ class KeyStateStoreTest {
         store.setVirtualNow(0);
         store.evictIdle(0, 10);
         for (String key : new String[] {"a", "b", "c", "d", "e"}) {
-            store.put(k(key), new KeyState(100, 0, 0, 0));
+            store.put(k(key), new KeyState(100 * MS, 0, 0, 0));
         }
         store.flushCache(); // only 3 clean slots stay in memory: two stored states have none
 
-        assertThat(store.evictIdle(200, 10)).isZero(); // a pass is due a second after the last one only
+        assertThat(store.evictIdle(200 * MS, 10)).isZero(); // a pass is due a second after the last one only
         assertThat(store.evictIdle(KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(5);
         assertThat(store.storedKeyCount()).isZero();
     }
