@@ -33,7 +33,9 @@ class HtmlChartTest {
         timeline.add(new Sample(1000, 100, 50, new java.util.TreeMap<>(java.util.Map.of("QUEUE_FULL", 10L)), 40));
         timeline.add(new Sample(3000, 300, 150, new java.util.TreeMap<>(java.util.Map.of("QUEUE_FULL", 30L)), 140));
 
-        assertThat(timeline.rates()).containsExactly(new RateTimeline.Rates(3, 100, 50, 10, 50));
+        // The first rate runs from the producer's start (all zero) to the first sample
+        assertThat(timeline.rates()).containsExactly(new RateTimeline.Rates(1, 100, 50, 10, 40),
+                new RateTimeline.Rates(3, 100, 50, 10, 50));
         assertThat(timeline.last().queueDepth()).isEqualTo(300 - 150 - 30);
     }
 }
