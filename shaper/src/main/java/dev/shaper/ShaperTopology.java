@@ -49,6 +49,14 @@ public final class ShaperTopology {
     private ShaperTopology() {
     }
 
+    /**
+     * The span of dues one stored segment covers at most: a quarter tick, so that three ticks in four release a
+     * segment whole or not at all, and a commit rarely has the rest of a segment to rewrite.
+     */
+    static long segmentSpanNanos(long tickMs) {
+        return Math.max(1, tickMs * 1_000_000L / 4);
+    }
+
     /** The topology without admission; {@code rules} must not set any admission limit. */
     public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions) {
         return build(config, rules, inputPartitions, null);
@@ -95,7 +103,8 @@ public final class ShaperTopology {
         }
         topology.addProcessor(LEAKY_BUCKET, () -> new ShapingProcessor(settings, rules.copy(), metrics), bucketParent);
         topology.addStateStore(new WriteBehindStoreBuilder<>(SCHEDULE_STORE,
-                inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT)).withLoggingEnabled(changelog), LEAKY_BUCKET);
+                inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT, segmentSpanNanos(config.tickMs())))
+                .withLoggingEnabled(changelog), LEAKY_BUCKET);
         topology.addStateStore(new WriteBehindStoreBuilder<>(KEY_STATE_STORE,
                 inner -> new KeyStateStore(inner, cacheKeys)).withLoggingEnabled(changelog), LEAKY_BUCKET);
         topology.addSink(SHAPED_SINK, config.outputTopic(), new ByteArraySerializer(), new ByteArraySerializer(),

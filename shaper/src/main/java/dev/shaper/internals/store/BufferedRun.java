@@ -10,7 +10,8 @@ import org.apache.kafka.common.utils.Bytes;
  *
  * <p>A run keeps the schedule key of its first record as its position for its whole life, so its place in
  * the schedule's order never moves; records leave from the head and arrive at the tail, at most
- * {@link ScheduleSegment#MAX_RECORDS} in all, which is also the most a commit writes as one segment.
+ * {@link ScheduleSegment#MAX_RECORDS} in all, which is also the most a commit writes as one segment (and the
+ * {@link ScheduleStore} ends a run earlier, at a span of due times).
  */
 final class BufferedRun {
 
@@ -37,6 +38,11 @@ final class BufferedRun {
 
     boolean isFull() {
         return size == ScheduleSegment.MAX_RECORDS;
+    }
+
+    /** The due of the run's first record, released or not. */
+    long firstDue() {
+        return dues[0];
     }
 
     boolean isEmpty() {

@@ -28,7 +28,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>Releasing part of a stored segment moves a cursor in memory; at the commit the segment is deleted and
  * what remains of it is written again under the key of its first remaining record. What RocksDB and the
  * changelog hold after a commit is therefore exactly the records that were still queued, whatever happens
- * next.
+ * next. Such rewrites are what a segment's size trades against, so a run (and with it a segment) ends not only
+ * at {@link ScheduleSegment#MAX_RECORDS} records but also when its dues span {@code maxSpanNanos}: releases
+ * happen at ticks, and a segment spanning less than a tick is released whole, or not at all, unless a tick
+ * falls within its span. Without that bound a slow key with a long queue (10/s, one release per tick) had the
+ * rest of its head segment, up to 63 records, rewritten at every commit for every record it released.
  *
  * <p>A scan shows every record on its own, as an {@link Entry}, in departure order per key; the records of
  * a run or a stored segment are shown together, at the run's or segment's {@link Entry#position() position}
@@ -93,6 +97,7 @@ public final class ScheduleStore extends WriteBehindStore {
     }
 
     private final int maxBuffered;
+    private final long maxSpanNanos;
     /** The runs that still hold records, by position. */
     private final TreeMap<Bytes, BufferedRun> runs = new TreeMap<>(ORDER);
     /** Per record key, the run its next record joins, until that run is full. */
@@ -110,16 +115,25 @@ public final class ScheduleStore extends WriteBehindStore {
      */
     private final TreeMap<Bytes, Integer> cursors = new TreeMap<>(ORDER);
 
-    public ScheduleStore(KeyValueStore<Bytes, byte[]> inner, int maxBuffered) {
+    /**
+     * @param maxBuffered  records held in memory (plus pending tombstones) before they are written early
+     * @param maxSpanNanos the longest span of dues one run, and so one segment, may cover (at least 1)
+     */
+    public ScheduleStore(KeyValueStore<Bytes, byte[]> inner, int maxBuffered, long maxSpanNanos) {
         super(inner);
+        if (maxSpanNanos < 1) {
+            throw new IllegalArgumentException("maxSpanNanos must be >= 1, got " + maxSpanNanos);
+        }
         this.maxBuffered = maxBuffered;
+        this.maxSpanNanos = maxSpanNanos;
     }
 
     /** Queues a record of {@code recordKey}, due later than every record of that key queued before it. */
     public void put(byte[] recordKey, long dueNanos, byte[] queuedRecord) {
         Bytes key = Bytes.wrap(recordKey);
         BufferedRun run = tails.get(key);
-        if (run == null || run.isFull() || run.isEmpty()) { // an empty run has left the schedule's order
+        if (run == null || run.isFull() || run.isEmpty() // an empty run has left the schedule's order
+                || dueNanos - run.firstDue() >= maxSpanNanos || dueNanos - run.firstDue() < 0) { // (< 0: overflow)
             run = new BufferedRun(recordKey, dueNanos);
             runs.put(run.position(), run);
             tails.put(key, run);

@@ -27,7 +27,7 @@ class ScheduleStoreTest {
     void setUp() {
         inner = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("schedule"), Serdes.Bytes(),
                 Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
-        store = new ScheduleStore(inner, 100);
+        store = new ScheduleStore(inner, 100, Long.MAX_VALUE);
         MockProcessorContext<Object, Object> context = new MockProcessorContext<>();
         store.init(context.getStateStoreContext(), store);
     }
@@ -131,6 +131,42 @@ class ScheduleStoreTest {
     }
 
     @Test
+    void shouldEndASegmentAtItsSpanOfDues() {
+        // Given: segments that span at most 10 ns of dues, and a key with records due 0 to 25
+        store = new ScheduleStore(inner, 100, 10);
+        store.init(new MockProcessorContext<>().getStateStoreContext(), store);
+        for (int due = 0; due <= 25; due += 5) {
+            put(due, "a", "a" + due);
+        }
+        // When
+        store.flushCache();
+        // Then: one segment per 10 ns of dues, each under its first record's schedule key
+        assertThat(storedKeys()).containsExactly(key(0, "a"), key(10, "a"), key(20, "a"));
+        assertThat(scanAll()).containsExactly("a0", "a5", "a10", "a15", "a20", "a25");
+    }
+
+    @Test
+    void shouldDeleteARecordThatLeftItsOwnSegmentWithoutRewritingTheRest() {
+        // Given: a slow key, one record per 100 ns, with segments of at most 25 ns: one record each
+        store = new ScheduleStore(inner, 100, 25);
+        store.init(new MockProcessorContext<>().getStateStoreContext(), store);
+        for (int i = 0; i < 5; i++) {
+            put(i * 100L, "slow", "s" + i);
+        }
+        store.flushCache();
+        assertThat(storedKeys()).hasSize(5);
+        byte[] second = inner.get(key(100, "slow"));
+        // When: a tick releases the head, and the commit follows
+        assertThat(releaseUpTo(0)).containsExactly("s0");
+        store.flushCache();
+        // Then: its segment is gone and the others are untouched (with one 64-record segment, the commit wrote
+        // the other four records again)
+        assertThat(storedKeys()).containsExactly(key(100, "slow"), key(200, "slow"), key(300, "slow"),
+                key(400, "slow"));
+        assertThat(inner.get(key(100, "slow"))).isSameAs(second);
+    }
+
+    @Test
     void shouldRefuseToReleaseTheRecordsOfAKeyOutOfOrder() {
         put(1, "a", "a1");
         put(2, "a", "a2");
@@ -140,7 +176,7 @@ class ScheduleStoreTest {
 
     @Test
     void shouldWriteEverythingPendingWhenAPutOverflowsTheBufferAndAgainAtTheCommit() {
-        store = new ScheduleStore(inner, 4);
+        store = new ScheduleStore(inner, 4, Long.MAX_VALUE);
         store.init(new MockProcessorContext<>().getStateStoreContext(), store);
         put(1, "c", "c1");
         put(2, "a", "a2");
@@ -209,7 +245,7 @@ class ScheduleStoreTest {
     @Test
     void shouldKeepAtMostMaxRecordsInOneSegment() {
         int records = 2 * ScheduleSegment.MAX_RECORDS + 1;
-        store = new ScheduleStore(inner, 1_000);
+        store = new ScheduleStore(inner, 1_000, Long.MAX_VALUE);
         store.init(new MockProcessorContext<>().getStateStoreContext(), store);
         for (int due = 0; due < records; due++) {
             put(due, "a", "a" + due);
