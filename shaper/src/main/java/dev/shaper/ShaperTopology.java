@@ -50,11 +50,14 @@ public final class ShaperTopology {
     }
 
     /**
-     * The span of dues one stored segment covers at most: a quarter tick, so that three ticks in four release a
-     * segment whole or not at all, and a commit rarely has the rest of a segment to rewrite.
+     * The span of dues one stored segment covers at most: one tick, so that the ticks release a segment in at most
+     * two parts and a commit has at most one rest of it to rewrite. Measured with every record queued at 20/s per
+     * key: 213 changelog bytes per record against 495 with segments bounded by their record count alone; a
+     * quarter tick wrote as many bytes at more CPU per record (more, smaller entries), two and four ticks more
+     * bytes.
      */
     static long segmentSpanNanos(long tickMs) {
-        return Math.max(1, tickMs * 1_000_000L / 4);
+        return Math.max(1, tickMs * 1_000_000L);
     }
 
     /** The topology without admission; {@code rules} must not set any admission limit. */

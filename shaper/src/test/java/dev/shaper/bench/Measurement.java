@@ -17,13 +17,14 @@ package dev.shaper.bench;
  *                           native background threads are not included)
  * @param appThreadsCpuSeconds   CPU time of all Java threads named after the application (stream threads,
  *                           producer and consumer network threads)
+ * @param changelogBytes     bytes the application's producers sent to its changelog topics (the shaper's stores)
  * @param queue              waits read from {@code shaper.queued.ms}; all zero for the pass-through
  * @param loadAverage        the machine's 1-minute load average when the measurement ended
  * @param error              why the measurement failed, or null
  */
 record Measurement(String guarantee, Scenario scenario, BenchApp app, long records, long output, long rejected,
                    double firstOutputSeconds, double inputDoneSeconds, double totalSeconds, double streamThreadCpuSeconds,
-                   double appThreadsCpuSeconds, OutputCounter.QueueStats queue, double loadAverage,
+                   double appThreadsCpuSeconds, double changelogBytes, OutputCounter.QueueStats queue, double loadAverage,
                    String error) {
 
     boolean ok() {
@@ -46,6 +47,11 @@ record Measurement(String guarantee, Scenario scenario, BenchApp app, long recor
     /** Stream-thread CPU microseconds per record: a figure that depends little on other load on the machine. */
     double streamThreadCpuMicrosPerRecord() {
         return streamThreadCpuSeconds * 1e6 / records;
+    }
+
+    /** Changelog bytes per input record: what persisting the queues costs. */
+    double changelogBytesPerRecord() {
+        return changelogBytes / records;
     }
 
     /** Share of the output that waited in the schedule store (estimated from the counter's sample). */

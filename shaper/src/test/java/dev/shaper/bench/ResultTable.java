@@ -16,13 +16,15 @@ final class ResultTable {
         out.append('\n');
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"guarantee", "scenario", "app", "records", "start->1st out s", "start->input done s", "start->last s",
-            "rec/s", "rec/s after 1st", "stream-thr CPU us/rec", "app-thr CPU us/rec", "queued", "wait ms mean/p50/p99/max",
+            "rec/s", "rec/s after 1st", "stream-thr CPU us/rec", "app-thr CPU us/rec", "changelog B/rec", "queued",
+            "wait ms mean/p50/p99/max",
             "rejected", "load avg", "status"});
         for (Measurement m : measurements) {
             rows.add(new String[] {m.guarantee(), m.scenario().label(), m.app().label(), Long.toString(m.records()),
                 fixed(m.firstOutputSeconds(), 2), fixed(m.inputDoneSeconds(), 2), fixed(m.totalSeconds(), 2), fixed(m.recordsPerSecond(), 0),
                 fixed(m.steadyRecordsPerSecond(), 0), fixed(m.streamThreadCpuMicrosPerRecord(), 1),
                 fixed(m.appThreadsCpuSeconds() * 1e6 / m.records(), 1),
+                m.app().shapes() ? fixed(m.changelogBytesPerRecord(), 0) : "-",
                 m.app().shapes() ? fixed(100 * m.queuedFraction(), 2) + " %" : "-",
                 m.app().shapes() ? fixed(m.queue().meanMs(), 0) + "/" + m.queue().p50Ms() + "/" + m.queue().p99Ms()
                         + "/" + m.queue().maxMs() : "-",
@@ -77,6 +79,8 @@ final class ResultTable {
                 stream-thr CPU = CPU time of the app's StreamThread(s) per record (Java threads only; RocksDB
                 background threads not included): less sensitive to other load on the machine than rec/s.
                 app-thr CPU = the same for all Java threads named after the app (adds producer/consumer I/O threads).
+                changelog B/rec = bytes the app's producer sent to its changelog topics per input record (the
+                producer's byte-total per topic: batches, so record overhead included).
                 load avg = the machine's 1-minute load average at the end of the measurement.
                 status: output + rejected records counted until the app closed; more than the input means duplicates.
                 """);

@@ -184,6 +184,7 @@ public final class ThroughputBenchmark {
         double totalSeconds = Double.NaN;
         double streamThreadCpu = 0;
         double appThreadsCpu = 0;
+        double changelogBytes = 0;
         OutputCounter counter = new OutputCounter(broker.bootstrapServers(), output, rejected,
                 options.partitions(), records);
         Admin admin = broker.admin();
@@ -232,6 +233,7 @@ public final class ThroughputBenchmark {
             double[] cpu = threadCpuSeconds(id);
             streamThreadCpu = cpu[0];
             appThreadsCpu = cpu[1];
+            changelogBytes = changelogBytesSent(streams);
         } finally {
             inputProgress.close();
             admin.close();
@@ -245,8 +247,27 @@ public final class ThroughputBenchmark {
             deleteTopics(id);
         }
         return new Measurement(guarantee, scenario, app, records, counter.shaped(), counter.rejected(),
-                firstOutputSeconds, inputDoneSeconds, totalSeconds, streamThreadCpu, appThreadsCpu, counter.queueStats(),
-                loadAverage(), error);
+                firstOutputSeconds, inputDoneSeconds, totalSeconds, streamThreadCpu, appThreadsCpu, changelogBytes,
+                counter.queueStats(), loadAverage(), error);
+    }
+
+    /**
+     * Bytes the application's producers sent to its changelog topics, from the producers' own per-topic metric
+     * ({@code producer-topic-metrics}, {@code byte-total}): what keeping the queues cost the broker (batch bytes,
+     * tombstones included). Read before the application closes.
+     */
+    private static double changelogBytesSent(KafkaStreams streams) {
+        double bytes = 0;
+        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> e
+                : streams.metrics().entrySet()) {
+            org.apache.kafka.common.MetricName name = e.getKey();
+            String topic = name.tags().get("topic");
+            if (name.group().equals("producer-topic-metrics") && name.name().equals("byte-total") && topic != null
+                    && topic.endsWith("-changelog") && e.getValue().metricValue() instanceof Double value) {
+                bytes += value;
+            }
+        }
+        return bytes;
     }
 
     /**

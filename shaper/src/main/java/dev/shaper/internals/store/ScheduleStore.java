@@ -29,10 +29,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * what remains of it is written again under the key of its first remaining record. What RocksDB and the
  * changelog hold after a commit is therefore exactly the records that were still queued, whatever happens
  * next. Such rewrites are what a segment's size trades against, so a run (and with it a segment) ends not only
- * at {@link ScheduleSegment#MAX_RECORDS} records but also when its dues span {@code maxSpanNanos}: releases
- * happen at ticks, and a segment spanning less than a tick is released whole, or not at all, unless a tick
- * falls within its span. Without that bound a slow key with a long queue (10/s, one release per tick) had the
- * rest of its head segment, up to 63 records, rewritten at every commit for every record it released.
+ * at {@link ScheduleSegment#MAX_RECORDS} records but also when its dues span {@code maxSpanNanos} (a tick):
+ * releases happen at ticks, so such a segment is released in at most two parts. Without that bound a slow key
+ * with a long queue (10/s: one release per tick) had the rest of its head segment, up to 63 records, rewritten
+ * at every commit, for every record it released.
  *
  * <p>A scan shows every record on its own, as an {@link Entry}, in departure order per key; the records of
  * a run or a stored segment are shown together, at the run's or segment's {@link Entry#position() position}
