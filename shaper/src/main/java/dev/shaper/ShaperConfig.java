@@ -134,7 +134,10 @@ public final class ShaperConfig extends AbstractConfig {
     /** Sync interval of the batched mode. */
     public static final String ADMISSION_SYNC_MS_CONFIG = "shaper.admission.sync.ms";
     public static final String ADMISSION_SYNC_MS_DOC = "How often, in milliseconds, the batched mode reconciles"
-            + " its local buckets with Redis.";
+            + " its local buckets with Redis. Each sync updates in Redis every bucket the instance admitted from"
+            + " since the last one, about 4 microseconds of Redis CPU per bucket: 10,000 active keys cost Redis"
+            + " about 16 % of a core per instance at 250 ms, 40 % at 100 ms. A longer interval raises the bound on"
+            + " over-admission (see shaper.admission.mode) by rate x the difference.";
 
     /** Redis location. */
     public static final String REDIS_URI_CONFIG = "shaper.redis.uri";
@@ -192,7 +195,7 @@ public final class ShaperConfig extends AbstractConfig {
             .define(ADMISSION_MODE_CONFIG, Type.STRING, "batched",
                     ConfigDef.CaseInsensitiveValidString.in("strict", "batched"), Importance.HIGH,
                     ADMISSION_MODE_DOC)
-            .define(ADMISSION_SYNC_MS_CONFIG, Type.LONG, 100L, Range.between(1, 60_000), Importance.MEDIUM,
+            .define(ADMISSION_SYNC_MS_CONFIG, Type.LONG, 250L, Range.between(1, 60_000), Importance.MEDIUM,
                     ADMISSION_SYNC_MS_DOC)
             .define(REDIS_URI_CONFIG, Type.PASSWORD, "", new RedisUriValidator(), Importance.HIGH, REDIS_URI_DOC)
             .define(REDIS_TIMEOUT_MS_CONFIG, Type.LONG, 50L, Range.between(1, 60_000), Importance.MEDIUM,

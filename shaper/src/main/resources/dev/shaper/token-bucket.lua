@@ -1,6 +1,6 @@
 -- A token bucket shared by every client that runs this script (shaper instances and other services).
 --
--- KEYS[1]  the bucket: a hash {tokens, ts}. Put the bucket's name in a {hash tag} so that a bucket
+-- KEYS[1]  the bucket: a hash {tokens, ts, exp}. Put the bucket's name in a {hash tag} so that a bucket
 --          always lives in one Redis Cluster slot; the shaper uses "shaper:tb:{<admission key>}".
 -- ARGV[1]  rate: tokens added per second, a number > 0
 -- ARGV[2]  burst: the capacity in tokens, a number >= 1
@@ -14,6 +14,10 @@
 --
 -- Time is Redis's own clock (TIME, microseconds), so the clients' clocks do not matter. The key expires
 -- after about twice the time the bucket needs to fill, clamped to [1 s, 10 years]: never zero or negative.
+-- The hash also holds exp, when that TTL runs out (ms); a write renews the TTL only once less than half of
+-- the needed TTL is left (so a key always outlives the time its bucket needs to fill): PEXPIRE was a fifth
+-- of the script's cost per bucket, and the batched mode charges every bucket it touched several times a
+-- second.
 --
 -- Several buckets in one call (the shaper's batched mode charges many keys per sync this way, to spare
 -- Redis a script call per key): KEYS[i] with ARGV[4i-3] .. ARGV[4i], and the reply holds the three values
@@ -22,30 +26,26 @@
 -- values are { -1, the Redis error text, 0 } and the other buckets are served.
 
 -- Arguments are checked for every bucket before any bucket changes: a bad one fails the call with no effect.
-local function number(i, offset, name, expected, valid)
-  local raw = ARGV[4 * (i - 1) + offset]
-  local value = tonumber(raw)
-  if value == nil or value ~= value or value == math.huge or not valid(value) then
-    return nil, redis.error_reply('ERR token-bucket: ' .. name .. ' must be ' .. expected .. ', got '
-        .. tostring(raw))
-  end
-  return value
+-- (Inline rather than through a helper function: this loop runs for every bucket of every call.)
+local function bad(i, offset, name, expected)
+  return redis.error_reply('ERR token-bucket: ' .. name .. ' must be ' .. expected .. ', got '
+      .. tostring(ARGV[4 * (i - 1) + offset]))
 end
-
-local function positive(v) return v > 0 end
-local function atLeastOne(v) return v >= 1 end
-local function notNegative(v) return v >= 0 end
 
 local args = {}
 for i = 1, #KEYS do
-  local rate, burst, cost, err
-  rate, err = number(i, 1, 'rate', 'a number > 0', positive)
-  if err then return err end
-  burst, err = number(i, 2, 'burst', 'a number >= 1', atLeastOne)
-  if err then return err end
-  cost, err = number(i, 3, 'cost', 'a number >= 0', notNegative)
-  if err then return err end
-  local mode = ARGV[4 * (i - 1) + 4]
+  local j = 4 * (i - 1)
+  local rate, burst, cost = tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), tonumber(ARGV[j + 3])
+  if rate == nil or rate ~= rate or rate == math.huge or not (rate > 0) then
+    return bad(i, 1, 'rate', 'a number > 0')
+  end
+  if burst == nil or burst ~= burst or burst == math.huge or not (burst >= 1) then
+    return bad(i, 2, 'burst', 'a number >= 1')
+  end
+  if cost == nil or cost ~= cost or cost == math.huge or not (cost >= 0) then
+    return bad(i, 3, 'cost', 'a number >= 0')
+  end
+  local mode = ARGV[j + 4]
   if mode ~= 'take' and mode ~= 'charge' then
     return redis.error_reply('ERR token-bucket: mode must be take or charge, got ' .. tostring(mode))
   end
@@ -58,7 +58,7 @@ local reply = {}
 
 for i = 1, #KEYS do
   local rate, burst, cost, mode = args[i][1], args[i][2], args[i][3], args[i][4]
-  local state = redis.pcall('HMGET', KEYS[i], 'tokens', 'ts')
+  local state = redis.pcall('HMGET', KEYS[i], 'tokens', 'ts', 'exp')
   if type(state) == 'table' and state.err then
     if #KEYS == 1 then
       return redis.error_reply(state.err)
@@ -93,14 +93,21 @@ for i = 1, #KEYS do
     end
 
     local left = string.format('%.17g', tokens)
-    redis.call('HSET', KEYS[i], 'tokens', left, 'ts', string.format('%d', ts))
     local ttl = math.ceil(2000 * ((burst - math.min(tokens, 0)) / rate))
     if ttl < 1000 then
       ttl = 1000
     elseif ttl > 315360000000 then
       ttl = 315360000000
     end
-    redis.call('PEXPIRE', KEYS[i], ttl)
+    local nowMs = math.floor(now / 1000)
+    local exp = tonumber(state[3])
+    if exp == nil or exp - nowMs < ttl / 2 then
+      redis.call('HSET', KEYS[i], 'tokens', left, 'ts', string.format('%d', ts), 'exp',
+          string.format('%d', nowMs + ttl))
+      redis.call('PEXPIRE', KEYS[i], ttl)
+    else
+      redis.call('HSET', KEYS[i], 'tokens', left, 'ts', string.format('%d', ts))
+    end
     reply[#reply + 1] = allowed
     reply[#reply + 1] = left
     reply[#reply + 1] = wait

@@ -233,6 +233,36 @@ class TokenBucketScriptTest {
     }
 
     @Test
+    void theTtlIsRenewedOnlyOnceLessThanHalfOfItIsLeft() {
+        // Given: a bucket filling in 100 s (TTL 200 s), whose key was written a moment ago
+        String key = newKey();
+        run(key, 1, 100, 1, "charge");
+        // When: the TTL has run down to 150 s (more than half of 200 s left), and the bucket is charged again
+        redis.pexpire(bucket(key), 150_000);
+        run(key, 1, 100, 1, "charge");
+        // Then: the TTL was left alone
+        assertThat(redis.pttl(bucket(key))).isBetween(148_000L, 150_000L);
+        // When: it has run down to 90 s (less than half)
+        redis.pexpire(bucket(key), 90_000);
+        redis.hset(bucket(key), "exp", Long.toString(System.currentTimeMillis() + 90_000));
+        run(key, 1, 100, 1, "charge");
+        // Then: renewed to twice the fill time
+        assertThat(redis.pttl(bucket(key))).isBetween(199_000L, 200_000L);
+    }
+
+    @Test
+    void aDeeperDebtRenewsTheTtlAtOnce() {
+        // Given: a bucket of 10 tokens at 1/s charged 25, 15 in debt: TTL 2 x 25 s
+        String key = newKey();
+        run(key, 1, 10, 25, "charge");
+        assertThat(redis.pttl(bucket(key))).isBetween(49_000L, 50_000L);
+        // When: charged 100 more, 115 in debt: the bucket now needs 125 s to fill, more than twice what is left
+        run(key, 1, 10, 100, "charge");
+        // Then: the key is kept for twice that, or the debt could expire with it before it is paid back
+        assertThat(redis.pttl(bucket(key))).isBetween(249_000L, 250_000L);
+    }
+
+    @Test
     void bucketNamesCarryTheAdmissionKeyAsAClusterHashTag() throws Exception {
         byte[] admissionKey = bytes("tenant-42");
         byte[] name = TokenBucketScript.bucketName(admissionKey);
@@ -247,7 +277,7 @@ class TokenBucketScriptTest {
         String key = newKey();
         buckets.take(bytes(key), new AdmissionRule(SLOW, 3), 1);
         assertThat(redis.exists("shaper:tb:{" + key + "}")).isEqualTo(1);
-        assertThat(redis.hgetall("shaper:tb:{" + key + "}")).containsOnlyKeys("tokens", "ts");
+        assertThat(redis.hgetall("shaper:tb:{" + key + "}")).containsOnlyKeys("tokens", "ts", "exp");
         assertThat(redis.type("shaper:tb:{" + key + "}")).isEqualTo("hash");
     }
 
