@@ -1,6 +1,6 @@
 -- A token bucket shared by every client that runs this script (shaper instances and other services).
 --
--- KEYS[1]  the bucket: a hash {tokens, ts, exp}. Put the bucket's name in a {hash tag} so that a bucket
+-- KEYS[1]  the bucket: a hash {tokens, ts}. Put the bucket's name in a {hash tag} so that a bucket
 --          always lives in one Redis Cluster slot; the shaper uses "shaper:tb:{<admission key>}".
 -- ARGV[1]  rate: tokens added per second, a number > 0
 -- ARGV[2]  burst: the capacity in tokens, a number >= 1
@@ -14,10 +14,13 @@
 --
 -- Time is Redis's own clock (TIME, microseconds), so the clients' clocks do not matter. The key expires
 -- after about twice the time the bucket needs to fill, clamped to [1 s, 10 years]: never zero or negative.
--- The hash also holds exp, when that TTL runs out (ms); a write renews the TTL only once less than half of
--- the needed TTL is left (so a key always outlives the time its bucket needs to fill): PEXPIRE was a fifth
--- of the script's cost per bucket, and the batched mode charges every bucket it touched several times a
--- second.
+-- Commands it calls (for a Redis ACL user that may run only what the shaper needs): TIME, HMGET, HSET, PTTL
+-- and PEXPIRE; the shaper itself also sends EVALSHA, EVAL (to load the script) and PING.
+--
+-- A write renews the TTL only once less than half of the needed TTL is left (so a key always outlives the
+-- time its bucket needs to fill, whoever wrote it last): reading it back costs Redis less than setting it,
+-- which was a fifth of the script's cost per bucket, and the batched mode charges every bucket it touched
+-- several times a second.
 --
 -- Several buckets in one call (the shaper's batched mode charges many keys per sync this way, to spare
 -- Redis a script call per key): KEYS[i] with ARGV[4i-3] .. ARGV[4i], and the reply holds the three values
@@ -58,7 +61,7 @@ local reply = {}
 
 for i = 1, #KEYS do
   local rate, burst, cost, mode = args[i][1], args[i][2], args[i][3], args[i][4]
-  local state = redis.pcall('HMGET', KEYS[i], 'tokens', 'ts', 'exp')
+  local state = redis.pcall('HMGET', KEYS[i], 'tokens', 'ts')
   if type(state) == 'table' and state.err then
     if #KEYS == 1 then
       return redis.error_reply(state.err)
@@ -99,14 +102,10 @@ for i = 1, #KEYS do
     elseif ttl > 315360000000 then
       ttl = 315360000000
     end
-    local nowMs = math.floor(now / 1000)
-    local exp = tonumber(state[3])
-    if exp == nil or exp - nowMs < ttl / 2 then
-      redis.call('HSET', KEYS[i], 'tokens', left, 'ts', string.format('%d', ts), 'exp',
-          string.format('%d', nowMs + ttl))
+    redis.call('HSET', KEYS[i], 'tokens', left, 'ts', string.format('%d', ts))
+    -- PTTL is -1 for a key without a TTL (PERSIST, a restore): it gets one too.
+    if redis.call('PTTL', KEYS[i]) < ttl / 2 then
       redis.call('PEXPIRE', KEYS[i], ttl)
-    else
-      redis.call('HSET', KEYS[i], 'tokens', left, 'ts', string.format('%d', ts))
     end
     reply[#reply + 1] = allowed
     reply[#reply + 1] = left

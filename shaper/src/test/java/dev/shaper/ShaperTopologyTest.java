@@ -277,6 +277,22 @@ class ShaperTopologyTest {
     }
 
     @Test
+    void shouldDropAReleaseTimeFromUpstreamWhenTheReleasedHeaderIsOff() {
+        try (ShaperDriver shaper = ShaperDriver.start(settings(10, 100, 60_000))) {
+            // Given: records that an earlier stage stamped with its own release time
+            RecordHeader upstream = new RecordHeader(ShaperHeaders.RELEASED_MS, "42".getBytes(StandardCharsets.UTF_8));
+            // When: one passes at once and one waits
+            shaper.send("k", "first", upstream);
+            shaper.send("k", "second", upstream);
+            shaper.advance(TICK);
+            // Then: neither carries that time, which is not when this shaper released it
+            List<TestRecord<byte[], byte[]>> out = shaper.readShaped();
+            assertThat(values(out)).containsExactly("first", "second");
+            assertThat(out).allSatisfy(r -> assertThat(r.headers().lastHeader(ShaperHeaders.RELEASED_MS)).isNull());
+        }
+    }
+
+    @Test
     void shouldStampTheReleaseTimeOnPassedAndReleasedRecordsWhenTheReleasedHeaderIsOn() {
         Map<String, String> s = new java.util.HashMap<>(settings(10, 100, 60_000));
         s.put(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, "true");

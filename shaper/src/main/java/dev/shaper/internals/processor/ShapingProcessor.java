@@ -107,6 +107,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             HeaderValues.set(record.headers(), ShaperHeaders.QUEUED_MS, NOT_QUEUED);
             if (settings.releasedHeader()) {
                 HeaderValues.set(record.headers(), ShaperHeaders.RELEASED_MS, stamp.at(wallNow));
+            } else {
+                record.headers().remove(ShaperHeaders.RELEASED_MS); // an upstream stage's, not ours
             }
             context.forward(record, settings.shapedChild());
             metrics.passed(wallNow);
@@ -173,6 +175,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             HeaderValues.set(queued.headers(), ShaperHeaders.QUEUED_MS, Long.toString(waitedMs));
             if (releasedAt != null) {
                 HeaderValues.set(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
+            } else {
+                queued.headers().remove(ShaperHeaders.RELEASED_MS);
             }
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());

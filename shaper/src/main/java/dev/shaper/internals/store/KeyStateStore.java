@@ -37,10 +37,11 @@ public final class KeyStateStore extends WriteBehindStore {
     static final long MIN_PASS_INTERVAL_NANOS = 1_000_000_000L;
 
     /**
-     * A commit does not persist a state that falls idle within this much virtual time; it keeps it in memory only.
-     * Such a state can matter only to a record that arrives less than this long after the commit, and the
-     * changelog is read back only after a crash or a task's move to another thread or instance, which takes
-     * longer than this; the virtual clock then also resumes from the time saved at the last tick, not later. Why
+     * A commit does not persist a state that falls idle within this much virtual time; it keeps it in memory only
+     * (and {@link #trimCleanSlots} does not drop it while it matters). Such a state can matter only to a record
+     * that arrives less than this long after the commit, and the changelog is read back only after a crash or a
+     * task's move to another thread or instance, which takes longer than this; the virtual clock then also
+     * resumes from the time saved at the last tick, not later. Why
      * it pays: every record of one stream-thread iteration is processed at the same cached wall time, so the keys
      * of the last iteration before a commit are all one nanosecond (at rates far above the traffic) to one
      * record interval short of idle; persisting them cost a RocksDB write and a changelog record each, and a
@@ -293,12 +294,17 @@ public final class KeyStateStore extends WriteBehindStore {
         return count;
     }
 
+    /**
+     * Drops the least recently used clean slots beyond the limit. Not a slot whose state lives in memory only and
+     * still matters (one a commit did not write because it falls idle within {@link #PERSIST_SLACK_NANOS}): the
+     * inner store could not give it back, and forgetting it would let its key's next record leave early.
+     */
     private void trimCleanSlots() {
         int excess = slots.size() - dirtySlots.size() - maxCleanSlots;
         Iterator<Slot> it = slots.values().iterator();
         while (excess > 0 && it.hasNext()) {
             Slot slot = it.next();
-            if (!slot.dirty) {
+            if (!slot.dirty && (slot.inInner || slot.state.isIdleAt(virtualNowNanos))) {
                 it.remove();
                 excess--;
                 if (slot.inInner) {

@@ -59,6 +59,29 @@ class KeyStateStoreTest {
     }
 
     @Test
+    void shouldNotDropAStateKeptInMemoryOnlyWhileItMatters() {
+        // Given: a state that falls idle within the slack (kept in memory only), used least recently, and four
+        // live states after it: one more than the three clean slots the store keeps
+        store.setVirtualNow(100);
+        KeyState almostIdle = new KeyState(100 + KeyStateStore.PERSIST_SLACK_NANOS, 0, 0, 0);
+        store.put(k("almost"), almostIdle);
+        for (String key : new String[] {"b", "c", "d", "e"}) {
+            store.put(k(key), new KeyState(100 * MS, 0, 0, 0));
+        }
+        // When: the commit trims the clean slots
+        store.flushCache();
+        // Then: the stored ones went, not the one the inner store could not give back
+        assertThat(store.get(k("almost"))).isEqualTo(almostIdle);
+        // Once idle, it may go like any other
+        store.setVirtualNow(200 + KeyStateStore.PERSIST_SLACK_NANOS);
+        for (String key : new String[] {"f", "g", "h"}) {
+            store.put(k(key), new KeyState(100 * MS, 0, 0, 0));
+        }
+        store.flushCache();
+        assertThat(store.get(k("almost"))).isEqualTo(KeyState.ABSENT);
+    }
+
+    @Test
     void shouldDeleteTheStoredStateOfAKeyWhoseNewStateIsNotWorthWriting() {
         // Given: a key written with a queued record
         store.setVirtualNow(100);
