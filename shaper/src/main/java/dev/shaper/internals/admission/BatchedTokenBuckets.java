@@ -13,9 +13,8 @@ import org.apache.kafka.common.utils.Bytes;
  *
  * <p>Worst case: between two syncs each of N instances may spend what its mirror holds (at most the burst B)
  * plus what refills during the interval (rate r times S, the sync interval plus the time a sync takes: a
- * round trip per 256 keys touched), so the instances together admit at most {@code (N - 1) x (B + r x S)}
- * tokens more than the bucket allows. The
- * excess is charged at the next sync (the shared balance may go negative), so it is paid back and the
+ * round trip per {@link #CHARGE_CHUNK} keys touched), so the instances together admit at most
+ * {@code (N - 1) x (B + r x S)} tokens more than the bucket allows. The excess is charged at the next sync (the shared balance may go negative), so it is paid back and the
  * long-run rate holds.
  */
 final class BatchedTokenBuckets {
@@ -38,9 +37,10 @@ final class BatchedTokenBuckets {
 
     /**
      * Keys charged per pipelined round trip: a few script calls (see {@link RedisTokenBuckets#KEYS_PER_CALL}), so
-     * that a round trip stays far inside the timeout of a healthy Redis.
+     * that a round trip stays far inside the timeout of a healthy Redis (about 4 us of Redis time per key: some
+     * 4 ms here, against 50 ms by default), while a sync of 10,000 keys takes 10 round trips rather than 40.
      */
-    static final int CHARGE_CHUNK = 256;
+    static final int CHARGE_CHUNK = 1024;
 
     private final ConcurrentHashMap<Bytes, Mirror> mirrors = new ConcurrentHashMap<>();
 

@@ -30,8 +30,11 @@ public final class TokenBucketScript {
         /** Take the tokens whatever the balance (it may go negative). */
         CHARGE;
 
+        private final byte[] arg = name().toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+
+        /** The script's argument for this mode; shared, not to be changed. */
         byte[] arg() {
-            return name().toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+            return arg;
         }
     }
 
@@ -61,6 +64,16 @@ public final class TokenBucketScript {
 
     static byte[][] args(AdmissionRule rule, double cost, Mode mode) {
         return new byte[][] {number(rule.ratePerSecond()), number(rule.burst()), number(cost), mode.arg()};
+    }
+
+    /** The rate and burst arguments of {@code rule}: a sync formats them once per rule, not once per bucket. */
+    static byte[][] ruleArgs(AdmissionRule rule) {
+        return new byte[][] {number(rule.ratePerSecond()), number(rule.burst())};
+    }
+
+    /** The cost argument. */
+    static byte[] costArg(double cost) {
+        return number(cost);
     }
 
     /** Parses the script's reply for one bucket: {@code [allowed, "tokens", waitMicros]}. */
