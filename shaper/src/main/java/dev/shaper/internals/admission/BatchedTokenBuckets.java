@@ -14,8 +14,8 @@ import org.apache.kafka.common.utils.Bytes;
  * <p>Worst case: between two syncs each of N instances may spend what its mirror holds (at most the burst B)
  * plus what refills during the interval (rate r times S, the sync interval plus the time a sync takes: a
  * round trip per {@link #CHARGE_CHUNK} keys touched), so the instances together admit at most
- * {@code (N - 1) x (B + r x S)} tokens more than the bucket allows. The excess is charged at the next sync (the shared balance may go negative), so it is paid back and the
- * long-run rate holds.
+ * {@code (N - 1) x (B + r x S)} tokens more than the bucket allows. The excess is charged at the next sync
+ * (the shared balance may go negative), so it is paid back and the long-run rate holds.
  */
 final class BatchedTokenBuckets {
 
