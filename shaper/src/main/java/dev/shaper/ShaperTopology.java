@@ -57,7 +57,7 @@ public final class ShaperTopology {
      * bytes.
      */
     static long segmentSpanNanos(long tickMs) {
-        return Math.max(1, tickMs * 1_000_000L);
+        return tickMs * 1_000_000L; // shaper.shaping.tick.ms is at least 1
     }
 
     /** The topology without admission; {@code rules} must not set any admission limit. */
@@ -87,8 +87,8 @@ public final class ShaperTopology {
             throw new IllegalArgumentException("the rules set admission limits, but no admission controller was given");
         }
         ShapingProcessor.Settings settings = new ShapingProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
-                SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(), config.totalRate() / inputPartitions,
-                config.releasedHeader());
+                SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(),
+                config.totalRate() / inputPartitions, config.releasedHeader());
         int cacheKeys = config.stateCacheMaxKeys();
         // Compaction keeps the latest entry per key; queued records are deleted by tombstones on release.
         Map<String, String> changelog = Map.of("cleanup.policy", "compact");

@@ -202,18 +202,14 @@ public final class RedisTokenBuckets implements AutoCloseable {
         List<RedisFuture<List<Object>>> replies = new ArrayList<>(calls.size());
         // Most buckets share a few rules: their rate and burst are formatted once per rule.
         java.util.Map<AdmissionRule, byte[][]> ruleArgs = new java.util.IdentityHashMap<>();
-        byte[] mode = TokenBucketScript.Mode.CHARGE.arg();
         for (List<Integer> call : calls) {
             byte[][] keys = new byte[call.size()][];
             byte[][] args = new byte[4 * call.size()][];
             for (int j = 0; j < call.size(); j++) {
                 Charge charge = charges.get(call.get(j));
                 keys[j] = names.get(call.get(j));
-                byte[][] rule = ruleArgs.computeIfAbsent(charge.rule(), TokenBucketScript::ruleArgs);
-                args[4 * j] = rule[0];
-                args[4 * j + 1] = rule[1];
-                args[4 * j + 2] = TokenBucketScript.costArg(charge.consumed());
-                args[4 * j + 3] = mode;
+                TokenBucketScript.putArgs(args, j, ruleArgs.computeIfAbsent(charge.rule(), TokenBucketScript::ruleArgs),
+                        charge.consumed(), TokenBucketScript.Mode.CHARGE);
             }
             // Redis runs a pipeline in order: once the EVAL has loaded the script, EVALSHA finds it.
             replies.add(withSource && replies.isEmpty()

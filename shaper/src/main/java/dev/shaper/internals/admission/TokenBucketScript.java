@@ -62,8 +62,11 @@ public final class TokenBucketScript {
         return name;
     }
 
+    /** The script's four arguments for one bucket. */
     static byte[][] args(AdmissionRule rule, double cost, Mode mode) {
-        return new byte[][] {number(rule.ratePerSecond()), number(rule.burst()), number(cost), mode.arg()};
+        byte[][] args = new byte[4][];
+        putArgs(args, 0, ruleArgs(rule), cost, mode);
+        return args;
     }
 
     /** The rate and burst arguments of {@code rule}: a sync formats them once per rule, not once per bucket. */
@@ -71,9 +74,16 @@ public final class TokenBucketScript {
         return new byte[][] {number(rule.ratePerSecond()), number(rule.burst())};
     }
 
-    /** The cost argument. */
-    static byte[] costArg(double cost) {
-        return number(cost);
+    /**
+     * Puts the arguments of the {@code bucket}-th bucket of a call (rate, burst, cost, mode) into {@code args}.
+     *
+     * @param ruleArgs the rule's {@link #ruleArgs}
+     */
+    static void putArgs(byte[][] args, int bucket, byte[][] ruleArgs, double cost, Mode mode) {
+        args[4 * bucket] = ruleArgs[0];
+        args[4 * bucket + 1] = ruleArgs[1];
+        args[4 * bucket + 2] = number(cost);
+        args[4 * bucket + 3] = mode.arg();
     }
 
     /** Parses the script's reply for one bucket: {@code [allowed, "tokens", waitMicros]}. */

@@ -18,4 +18,15 @@ final class HeaderValues {
         headers.remove(name);
         headers.add(name, value);
     }
+
+    /**
+     * Like {@link #set}, or, for a null {@code value}, only removes the header: a header of ours that this
+     * shaper does not write must not pass on an upstream stage's value as its own.
+     */
+    static void setOrRemove(Headers headers, String name, byte[] value) {
+        headers.remove(name);
+        if (value != null) {
+            headers.add(name, value);
+        }
+    }
 }

@@ -105,11 +105,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             slot.update(pass.state());
             // Shared header values on the hot path: a passed record leaves now, so its release time is now.
             HeaderValues.set(record.headers(), ShaperHeaders.QUEUED_MS, NOT_QUEUED);
-            if (settings.releasedHeader()) {
-                HeaderValues.set(record.headers(), ShaperHeaders.RELEASED_MS, stamp.at(wallNow));
-            } else {
-                record.headers().remove(ShaperHeaders.RELEASED_MS); // an upstream stage's, not ours
-            }
+            HeaderValues.setOrRemove(record.headers(), ShaperHeaders.RELEASED_MS,
+                    settings.releasedHeader() ? stamp.at(wallNow) : null);
             context.forward(record, settings.shapedChild());
             metrics.passed(wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
@@ -173,11 +170,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             schedule.release(entry);
             long waitedMs = Math.max(0, wallNow - queued.enqueuedWallMs());
             HeaderValues.set(queued.headers(), ShaperHeaders.QUEUED_MS, Long.toString(waitedMs));
-            if (releasedAt != null) {
-                HeaderValues.set(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
-            } else {
-                queued.headers().remove(ShaperHeaders.RELEASED_MS);
-            }
+            HeaderValues.setOrRemove(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
             metrics.released(wallNow, waitedMs);

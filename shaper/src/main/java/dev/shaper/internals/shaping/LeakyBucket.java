@@ -88,7 +88,8 @@ public final class LeakyBucket {
         return Math.max(1, (nanos + 999_999) / 1_000_000);
     }
 
-    static long saturatedAdd(long a, long b) {
+    /** {@code a + b}, or {@link Long#MAX_VALUE} where the sum would overflow (times at the end of time stay there). */
+    public static long saturatedAdd(long a, long b) {
         long r = a + b;
         return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
     }

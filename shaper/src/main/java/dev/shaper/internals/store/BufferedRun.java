@@ -36,13 +36,14 @@ final class BufferedRun {
         return recordKey;
     }
 
-    boolean isFull() {
-        return size == ScheduleSegment.MAX_RECORDS;
-    }
-
-    /** The due of the run's first record, released or not. */
-    long firstDue() {
-        return dues[0];
+    /**
+     * Whether a record of this run's key due at {@code dueNanos} may join it: the run still holds records (an
+     * empty run has left the schedule's order), has room, and its dues would span less than {@code maxSpanNanos}
+     * (a negative span is an overflow at the ends of time).
+     */
+    boolean accepts(long dueNanos, long maxSpanNanos) {
+        long span = dueNanos - dues[0];
+        return !isEmpty() && size < ScheduleSegment.MAX_RECORDS && span >= 0 && span < maxSpanNanos;
     }
 
     boolean isEmpty() {

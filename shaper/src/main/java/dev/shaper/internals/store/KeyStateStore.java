@@ -1,6 +1,7 @@
 package dev.shaper.internals.store;
 
 import dev.shaper.internals.shaping.KeyState;
+import dev.shaper.internals.shaping.LeakyBucket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -41,11 +42,11 @@ public final class KeyStateStore extends WriteBehindStore {
      * (and {@link #trimCleanSlots} does not drop it while it matters). Such a state can matter only to a record
      * that arrives less than this long after the commit, and the changelog is read back only after a crash or a
      * task's move to another thread or instance, which takes longer than this; the virtual clock then also
-     * resumes from the time saved at the last tick, not later. Why
-     * it pays: every record of one stream-thread iteration is processed at the same cached wall time, so the keys
-     * of the last iteration before a commit are all one nanosecond (at rates far above the traffic) to one
-     * record interval short of idle; persisting them cost a RocksDB write and a changelog record each, and a
-     * sweep to delete them again, about 6 % of the stream thread with nothing queued.
+     * resumes from the time saved at the last tick, not later. Why it pays: every record of one stream-thread
+     * iteration is processed at the same cached wall time, so the keys of the last iteration before a commit
+     * are all one nanosecond (at rates far above the traffic) to one record interval short of idle; persisting
+     * them cost a RocksDB write and a changelog record each, and a sweep to delete them again, about 6 % of the
+     * stream thread with nothing queued.
      */
     static final long PERSIST_SLACK_NANOS = 1_000_000L;
 
@@ -332,7 +333,7 @@ public final class KeyStateStore extends WriteBehindStore {
                     slot.inInner = false;
                 }
                 slot.state = KeyState.ABSENT;
-            } else if (slot.state.isIdleAt(saturatedAdd(virtualNowNanos, PERSIST_SLACK_NANOS))) {
+            } else if (slot.state.isIdleAt(LeakyBucket.saturatedAdd(virtualNowNanos, PERSIST_SLACK_NANOS))) {
                 // Idle within the slack: kept in memory, where it still decides the key's next record, but not
                 // written. A stored older state of the key must go: it may still count queued records.
                 if (slot.inInner) {
@@ -362,11 +363,6 @@ public final class KeyStateStore extends WriteBehindStore {
         storedSlots.clear();
         untracked = true; // the inner store holds what was restored, which no slot knows of
         untrackedEvents++;
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long r = a + b;
-        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
     }
 
     /** The inner store's key for the task's virtual time. */

@@ -132,8 +132,7 @@ public final class ScheduleStore extends WriteBehindStore {
     public void put(byte[] recordKey, long dueNanos, byte[] queuedRecord) {
         Bytes key = Bytes.wrap(recordKey);
         BufferedRun run = tails.get(key);
-        if (run == null || run.isFull() || run.isEmpty() // an empty run has left the schedule's order
-                || dueNanos - run.firstDue() >= maxSpanNanos || dueNanos - run.firstDue() < 0) { // (< 0: overflow)
+        if (run == null || !run.accepts(dueNanos, maxSpanNanos)) {
             run = new BufferedRun(recordKey, dueNanos);
             runs.put(run.position(), run);
             tails.put(key, run);
