@@ -2,7 +2,7 @@
 # Throughput benchmark: the shaper against a pass-through Kafka Streams app, on one local broker.
 #
 #   shaper/bench/run-benchmark.sh                      full run: 2,000,000 records, 10,000 keys, 4 partitions, 3 runs
-#   shaper/bench/run-benchmark.sh --quick              smoke run: 200,000 records, 20,000 warm-up records
+#   shaper/bench/run-benchmark.sh --quick              smoke run: 200,000 records, one round of 20,000 warm-up records
 #   shaper/bench/run-benchmark.sh --records=500000 --guarantees=exactly_once_v2,at_least_once
 #   shaper/bench/run-benchmark.sh --help               all options (dev.shaper.bench.BenchmarkOptions)
 #
@@ -25,7 +25,7 @@ cd "$root"
 args=()
 for a in "$@"; do
   case "$a" in
-    --quick) args+=(--records=200000 --warmup.records=20000) ;;
+    --quick) args+=(--records=200000 --warmup.records=20000 --warmup.rounds=1) ;;
     --help|-h) sed -n '2,16p' "$0"; args+=(--help) ;;
     *) args+=("$a") ;;
   esac

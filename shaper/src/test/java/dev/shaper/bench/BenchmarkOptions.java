@@ -24,8 +24,11 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param queuedRate       per-key rate (records/s) of the shaper in the {@code queued} scenario
  * @param scenarios        scenarios to measure, in order
  * @param guarantees       Kafka Streams processing guarantees to measure each scenario with
- * @param warmupRecords    records of an untimed warm-up (both applications, every scenario, first guarantee);
- *                         0 skips it
+ * @param warmupRecords    records of each untimed warm-up measurement (every application, every scenario,
+ *                         first guarantee); 0 skips the warm-up
+ * @param warmupRounds     most warm-up rounds: rounds repeat until the JIT compilers spent under
+ *                         {@value #SETTLED_JIT_SHARE} of a round's time compiling (on 2 cores, compiling
+ *                         takes CPU from the app measured, and more from the app with more code to compile)
  * @param timeoutSeconds   longest wait for one measurement's output
  * @param resultsFile      where the results table is written (besides standard output)
  * @param stateDir         parent of the applications' state directories (each is deleted after its
@@ -38,14 +41,17 @@ import org.apache.kafka.streams.StreamsConfig;
  */
 public record BenchmarkOptions(long records, int keys, int partitions, int valueBytes, int runLength,
                                double queuedRate, List<Scenario> scenarios, List<String> guarantees,
-                               long warmupRecords, long timeoutSeconds, Path resultsFile, Path stateDir,
+                               long warmupRecords, int warmupRounds, long timeoutSeconds, Path resultsFile, Path stateDir,
                                Map<String, String> streamsOverrides, List<BenchApp> apps, long strictRecords,
                                String redisUri, int repeat) {
+
+    /** Share of a warm-up round's time spent compiling below which the JIT counts as settled. */
+    public static final double SETTLED_JIT_SHARE = 0.05;
 
     private static final String PROPERTY_PREFIX = "bench.";
     private static final String STREAMS_PREFIX = "streams.";
     private static final Set<String> NAMES = Set.of("records", "keys", "partitions", "value.bytes", "run.length",
-            "queued.rate", "scenarios", "guarantees", "warmup.records", "timeout.s", "results.file", "state.dir",
+            "queued.rate", "scenarios", "guarantees", "warmup.records", "warmup.rounds", "timeout.s", "results.file", "state.dir",
             "apps", "strict.records", "redis.uri", "repeat");
 
     public BenchmarkOptions {
@@ -58,6 +64,7 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
         require(!scenarios.isEmpty(), "scenarios must not be empty");
         require(!guarantees.isEmpty(), "guarantees must not be empty");
         require(warmupRecords >= 0, "warmup.records must be >= 0");
+        require(warmupRounds > 0, "warmup.rounds must be > 0");
         require(timeoutSeconds > 0, "timeout.s must be > 0");
         scenarios = List.copyOf(scenarios);
         guarantees = List.copyOf(guarantees);
@@ -107,6 +114,7 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                 Arrays.stream(given.getOrDefault("guarantees", StreamsConfig.EXACTLY_ONCE_V2).split(","))
                         .map(String::trim).filter(s -> !s.isEmpty()).map(BenchmarkOptions::guarantee).toList(),
                 parseLong(given, "warmup.records", 200_000),
+                (int) parseLong(given, "warmup.rounds", 6),
                 parseLong(given, "timeout.s", 900),
                 Path.of(given.getOrDefault("results.file", "target/benchmark-results.txt")),
                 given.containsKey("state.dir") ? Path.of(given.get("state.dir")) : null,
@@ -123,7 +131,7 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
         List<String> lines = new ArrayList<>();
         lines.add("records=" + records + " keys=" + keys + " partitions=" + partitions + " value.bytes=" + valueBytes);
         lines.add("scenarios=" + scenarios.stream().map(Scenario::label).toList() + " guarantees=" + guarantees
-                + " warmup.records=" + warmupRecords);
+                + " warmup.records=" + warmupRecords + " warmup.rounds<=" + warmupRounds);
         lines.add("queued scenario: runs of " + runLength + " consecutive records per key, per-key rate "
                 + queuedRate + "/s");
         lines.add("apps=" + apps.stream().map(BenchApp::label).toList()
@@ -146,7 +154,8 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                   --queued.rate=1000       per-key rate (records/s) in the queued scenario
                   --scenarios=unqueued,queued
                   --guarantees=exactly_once_v2   (comma-separated; at_least_once also allowed)
-                  --warmup.records=200000  untimed warm-up of both apps in every scenario; 0 skips it
+                  --warmup.records=200000  records of each untimed warm-up run (every app, every scenario); 0: none
+                  --warmup.rounds=6        most warm-up rounds; they stop once a round spent < 5 % of its time in JIT
                   --timeout.s=900          per measurement
                   --results.file=target/benchmark-results.txt
                   --state.dir=<dir>        parent of the apps' state directories (default: a temporary one)

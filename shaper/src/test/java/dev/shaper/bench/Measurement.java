@@ -20,12 +20,14 @@ package dev.shaper.bench;
  * @param changelogBytes     bytes the application's producers sent to its changelog topics (the shaper's stores)
  * @param queue              waits read from {@code shaper.queued.ms}; all zero for the pass-through
  * @param loadAverage        the machine's 1-minute load average when the measurement ended
+ * @param jitSeconds         time the JVM's JIT compilers spent compiling during the measurement
+ *                           ({@code CompilationMXBean}): CPU the measured app did not get, on a 2-core machine
  * @param error              why the measurement failed, or null
  */
 record Measurement(String guarantee, Scenario scenario, BenchApp app, long records, long output, long rejected,
                    double firstOutputSeconds, double inputDoneSeconds, double totalSeconds, double streamThreadCpuSeconds,
                    double appThreadsCpuSeconds, double changelogBytes, OutputCounter.QueueStats queue, double loadAverage,
-                   String error) {
+                   double jitSeconds, String error) {
 
     boolean ok() {
         return error == null && !Double.isNaN(totalSeconds);

@@ -18,7 +18,7 @@ final class ResultTable {
         rows.add(new String[] {"guarantee", "scenario", "app", "records", "start->1st out s", "start->input done s", "start->last s",
             "rec/s", "rec/s after 1st", "stream-thr CPU us/rec", "app-thr CPU us/rec", "changelog B/rec", "queued",
             "wait ms mean/p50/p99/max",
-            "rejected", "load avg", "status"});
+            "rejected", "JIT s", "load avg", "status"});
         for (Measurement m : measurements) {
             rows.add(new String[] {m.guarantee(), m.scenario().label(), m.app().label(), Long.toString(m.records()),
                 fixed(m.firstOutputSeconds(), 2), fixed(m.inputDoneSeconds(), 2), fixed(m.totalSeconds(), 2), fixed(m.recordsPerSecond(), 0),
@@ -28,7 +28,8 @@ final class ResultTable {
                 m.app().shapes() ? fixed(100 * m.queuedFraction(), 2) + " %" : "-",
                 m.app().shapes() ? fixed(m.queue().meanMs(), 0) + "/" + m.queue().p50Ms() + "/" + m.queue().p99Ms()
                         + "/" + m.queue().maxMs() : "-",
-                m.app().shapes() ? Long.toString(m.rejected()) : "-", fixed(m.loadAverage(), 1),
+                m.app().shapes() ? Long.toString(m.rejected()) : "-", fixed(m.jitSeconds(), 2),
+                fixed(m.loadAverage(), 1),
                 status(m)});
         }
         appendAligned(out, rows);
@@ -81,6 +82,8 @@ final class ResultTable {
                 app-thr CPU = the same for all Java threads named after the app (adds producer/consumer I/O threads).
                 changelog B/rec = bytes the app's producer sent to its changelog topics per input record (the
                 producer's byte-total per topic: batches, so record overhead included).
+                JIT s = time the JVM's JIT compilers spent compiling during the measurement (CPU the apps and
+                the broker did not get); the warm-up repeats until it is small.
                 load avg = the machine's 1-minute load average at the end of the measurement.
                 status: output + rejected records counted until the app closed; more than the input means duplicates.
                 """);

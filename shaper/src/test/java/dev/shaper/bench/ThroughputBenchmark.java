@@ -6,6 +6,7 @@ import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.testsupport.KafkaBroker;
 import dev.shaper.testsupport.RedisServer;
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
@@ -96,16 +97,7 @@ public final class ThroughputBenchmark {
             }
             ThroughputBenchmark bench = new ThroughputBenchmark(broker, options, stateRoot, redisUri);
             if (options.warmupRecords() > 0) {
-                // JIT-compiles the code paths of every scenario before anything is timed.
-                String guarantee = options.guarantees().get(0);
-                for (Scenario scenario : options.scenarios()) {
-                    System.out.println("warm-up (untimed): " + options.warmupRecords() + " records, "
-                            + scenario.label());
-                    for (BenchApp app : options.apps()) {
-                        report("warm-up", bench.measure(guarantee, scenario, app,
-                                Math.min(options.warmupRecords(), options.recordsFor(app))));
-                    }
-                }
+                bench.warmUp();
             }
             for (int run = 0; run < options.repeat(); run++) {
                 for (String guarantee : options.guarantees()) {
@@ -133,6 +125,35 @@ public final class ThroughputBenchmark {
         Files.writeString(file, table, StandardCharsets.UTF_8);
         System.out.println("written to " + file);
         System.exit(results.stream().allMatch(Measurement::ok) ? 0 : 1);
+    }
+
+    /**
+     * Runs every app in every scenario, untimed, until the JIT has compiled what they run: a round that
+     * spent under {@link BenchmarkOptions#SETTLED_JIT_SHARE} of its time compiling ends the warm-up. One round
+     * is not enough: the compilers still took a third of the 2 cores in the first timed runs.
+     */
+    private void warmUp() throws Exception {
+        String guarantee = options.guarantees().get(0);
+        for (int round = 1; round <= options.warmupRounds(); round++) {
+            double seconds = 0;
+            double jit = 0;
+            for (Scenario scenario : options.scenarios()) {
+                for (BenchApp app : options.apps()) {
+                    Measurement m = measure(guarantee, scenario, app,
+                            Math.min(options.warmupRecords(), options.recordsFor(app)));
+                    report("warm-up " + round, m);
+                    seconds += m.totalSeconds();
+                    jit += m.jitSeconds();
+                }
+            }
+            boolean settled = jit < BenchmarkOptions.SETTLED_JIT_SHARE * seconds;
+            System.out.printf(Locale.ROOT, "warm-up round %d: JIT compiled for %.2f s of %.2f s%s%n", round, jit,
+                    seconds, settled ? ": settled" : "");
+            if (settled) {
+                return;
+            }
+        }
+        System.out.println("warm-up: the JIT had not settled after " + options.warmupRounds() + " rounds");
     }
 
     /** Loads a fresh input topic, runs {@code app} over it until all its output is committed, and cleans up. */
@@ -185,12 +206,15 @@ public final class ThroughputBenchmark {
         double streamThreadCpu = 0;
         double appThreadsCpu = 0;
         double changelogBytes = 0;
+        double jitSeconds = Double.NaN;
         OutputCounter counter = new OutputCounter(broker.bootstrapServers(), output, rejected,
                 options.partitions(), records);
         Admin admin = broker.admin();
         InputProgressProbe inputProgress = new InputProgressProbe(admin, id, input, records);
         try {
             counter.start();
+            long jitStart = compilationMillis();
+            ThreadCpuSnapshot cpuStart = ThreadCpuSnapshot.take();
             long start = System.nanoTime();
             inputProgress.start();
             streams.start();
@@ -218,6 +242,9 @@ public final class ThroughputBenchmark {
             }
             if (error == null) {
                 totalSeconds = (counter.completeNanos() - start) / 1e9;
+                jitSeconds = (compilationMillis() - jitStart) / 1e3;
+                printCpuBreakdown(id, records, ThreadCpuSnapshot.take().secondsSince(cpuStart));
+                printProducerBatching(id, streams);
             }
             // The probe polls every 50 ms; give it a moment to see the final commit.
             long probeDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
@@ -248,7 +275,44 @@ public final class ThroughputBenchmark {
         }
         return new Measurement(guarantee, scenario, app, records, counter.shaped(), counter.rejected(),
                 firstOutputSeconds, inputDoneSeconds, totalSeconds, streamThreadCpu, appThreadsCpu, changelogBytes,
-                counter.queueStats(), loadAverage(), error);
+                counter.queueStats(), loadAverage(), jitSeconds, error);
+    }
+
+    /**
+     * Where the CPU of the whole JVM (broker, apps, JIT, GC, RocksDB) went during the measurement, per thread
+     * group, in microseconds per record: on a machine whose cores all of them share, an app's throughput
+     * depends on the CPU it makes the others spend too.
+     */
+    private static void printCpuBreakdown(String id, long records, Map<String, Double> seconds) {
+        double total = seconds.values().stream().mapToDouble(Double::doubleValue).sum();
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+                "  %s: CPU us/record, all threads %.2f:", id, total * 1e6 / records));
+        seconds.entrySet().stream().limit(10).forEach(e -> line.append(String.format(Locale.ROOT, " %s %.2f;",
+                e.getKey(), e.getValue() * 1e6 / records)));
+        System.out.println(line);
+    }
+
+    /**
+     * How the app's producer batched: requests and records per request decide much of the broker's CPU per
+     * record, and they depend on how fast the app appends (a slower app sends smaller batches, more often).
+     */
+    private static void printProducerBatching(String id, KafkaStreams streams) {
+        Map<String, Double> values = new HashMap<>();
+        streams.metrics().forEach((name, metric) -> {
+            if (name.group().equals("producer-metrics") && metric.metricValue() instanceof Double value) {
+                values.put(name.name(), value);
+            }
+        });
+        System.out.printf(Locale.ROOT, "  %s: producer: %.0f requests, %.1f records/request, batch %.0f B avg,"
+                        + " record %.0f B avg%n", id, values.getOrDefault("request-total", Double.NaN),
+                values.getOrDefault("records-per-request-avg", Double.NaN),
+                values.getOrDefault("batch-size-avg", Double.NaN), values.getOrDefault("record-size-avg", Double.NaN));
+    }
+
+    /** Milliseconds the JIT compilers have spent so far, or 0 where the JVM does not tell. */
+    private static long compilationMillis() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
     /**
@@ -309,8 +373,8 @@ public final class ThroughputBenchmark {
     private static void report(String what, Measurement m) {
         System.out.printf(Locale.ROOT, "%s: %s %s %s: %s%n", what, m.guarantee(), m.scenario().label(),
                 m.app().label(), m.ok()
-                        ? String.format(Locale.ROOT, "%.0f records/s (%.2f s, first output after %.2f s)%s",
-                                m.recordsPerSecond(), m.totalSeconds(), m.firstOutputSeconds(),
+                        ? String.format(Locale.ROOT, "%.0f records/s (%.2f s, first output after %.2f s, JIT %.2f s)%s",
+                                m.recordsPerSecond(), m.totalSeconds(), m.firstOutputSeconds(), m.jitSeconds(),
                                 m.app().shapes() ? String.format(Locale.ROOT, ", queued %.2f %%, rejected %d",
                                         100 * m.queuedFraction(), m.rejected()) : "")
                         : "FAILED: " + m.error() + " (" + (m.output() + m.rejected()) + " of " + m.records()
