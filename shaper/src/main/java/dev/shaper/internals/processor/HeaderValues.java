@@ -15,7 +15,7 @@ final class HeaderValues {
     }
 
     static void set(Headers headers, String name, byte[] value) {
-        headers.remove(name);
+        removeIfPresent(headers, name);
         headers.add(name, value);
     }
 
@@ -24,9 +24,19 @@ final class HeaderValues {
      * shaper does not write must not pass on an upstream stage's value as its own.
      */
     static void setOrRemove(Headers headers, String name, byte[] value) {
-        headers.remove(name);
+        removeIfPresent(headers, name);
         if (value != null) {
             headers.add(name, value);
+        }
+    }
+
+    /**
+     * Looks before it removes: {@code remove} walks the headers with a new iterator for every record, while a
+     * record rarely carries our headers on arrival; {@code lastHeader} walks them without allocating.
+     */
+    private static void removeIfPresent(Headers headers, String name) {
+        if (headers.lastHeader(name) != null) {
+            headers.remove(name);
         }
     }
 }

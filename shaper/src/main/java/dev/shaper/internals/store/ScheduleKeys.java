@@ -21,6 +21,21 @@ public final class ScheduleKeys {
                 .putLong(sortable(dueNanos)).put(recordKey).array());
     }
 
+    /**
+     * Compares the schedule key of {@code dueNanos} and {@code recordKey} with {@code key}, in store order, without
+     * building it: a release scan compares every due record with its bound.
+     */
+    public static int compare(long dueNanos, byte[] recordKey, Bytes key) {
+        byte[] other = key.get();
+        if (other.length < DUE_BYTES) {
+            return Arrays.compareUnsigned(of(dueNanos, recordKey).get(), other);
+        }
+        // Eight big-endian bytes compare unsigned as the long they encode does.
+        int byDue = Long.compareUnsigned(sortable(dueNanos), ByteBuffer.wrap(other).getLong());
+        return byDue != 0 ? byDue
+                : Arrays.compareUnsigned(recordKey, 0, recordKey.length, other, DUE_BYTES, other.length);
+    }
+
     /** The smallest schedule key with this due time. */
     public static Bytes lowerBound(long dueNanos) {
         return Bytes.wrap(ByteBuffer.allocate(DUE_BYTES).putLong(sortable(dueNanos)).array());

@@ -49,7 +49,7 @@ public final class ScheduleStore extends WriteBehindStore {
 
     /** One queued record as a scan shows it. */
     public static final class Entry {
-        private final Bytes scheduleKey;
+        private final long dueNanos;
         private final byte[] recordKey;
         private final byte[] value;
         /** The run that holds the record, and where; null for a record of a stored segment. */
@@ -60,9 +60,9 @@ public final class ScheduleStore extends WriteBehindStore {
         private final int end;
         private final int segmentLength;
 
-        private Entry(Bytes scheduleKey, byte[] recordKey, byte[] value, BufferedRun run, int index, Bytes segment,
+        private Entry(long dueNanos, byte[] recordKey, byte[] value, BufferedRun run, int index, Bytes segment,
                       int end, int segmentLength) {
-            this.scheduleKey = scheduleKey;
+            this.dueNanos = dueNanos;
             this.recordKey = recordKey;
             this.value = value;
             this.run = run;
@@ -72,9 +72,9 @@ public final class ScheduleStore extends WriteBehindStore {
             this.segmentLength = segmentLength;
         }
 
-        /** The record's own schedule key: its due and its record key. */
+        /** The record's own schedule key: its due and its record key (built on request). */
         public Bytes scheduleKey() {
-            return scheduleKey;
+            return ScheduleKeys.of(dueNanos, recordKey);
         }
 
         /**
@@ -152,7 +152,7 @@ public final class ScheduleStore extends WriteBehindStore {
             // A run that a commit wrote out is gone from the map: an entry of it is stale, its record stored.
             if (runs.get(entry.run.position()) != entry.run || !entry.run.releaseHead(entry.index)) {
                 throw new IllegalStateException("released a record that is not buffered or not the next of its"
-                        + " key: " + entry.scheduleKey);
+                        + " key: " + entry.scheduleKey());
             }
             buffered--;
             if (entry.run.isEmpty()) {
@@ -214,11 +214,11 @@ public final class ScheduleStore extends WriteBehindStore {
     /** Shows the due records of one run; false if the visitor stopped. */
     private static boolean showRun(BufferedRun run, Bytes to, Predicate<Entry> visitor) {
         for (int i = run.head(); i < run.size(); i++) {
-            Bytes scheduleKey = ScheduleKeys.of(run.dueAt(i), run.recordKey());
-            if (ORDER.compare(scheduleKey, to) > 0) {
+            long due = run.dueAt(i);
+            if (ScheduleKeys.compare(due, run.recordKey(), to) > 0) {
                 return true; // the rest falls due later
             }
-            if (!visitor.test(new Entry(scheduleKey, run.recordKey(), run.valueAt(i), run, i, null, 0, 0))) {
+            if (!visitor.test(new Entry(due, run.recordKey(), run.valueAt(i), run, i, null, 0, 0))) {
                 return false;
             }
         }
@@ -232,15 +232,15 @@ public final class ScheduleStore extends WriteBehindStore {
         Integer cursor = cursors.get(segmentKey);
         int position = cursor != null ? cursor : ScheduleSegment.FIRST;
         while (position < segment.length) {
-            Bytes scheduleKey = ScheduleKeys.of(ScheduleSegment.dueAt(segment, position), recordKey);
-            if (ORDER.compare(scheduleKey, to) > 0) {
+            long due = ScheduleSegment.dueAt(segment, position);
+            if (ScheduleKeys.compare(due, recordKey, to) > 0) {
                 // The rest falls due later, so scans must come back to this segment. Nothing of it was released
                 // unless a cursor exists already: what this scan showed may still be held back.
                 cursors.putIfAbsent(segmentKey, ScheduleSegment.FIRST);
                 return true;
             }
             int end = ScheduleSegment.next(segment, position);
-            if (!visitor.test(new Entry(scheduleKey, recordKey, ScheduleSegment.recordAt(segment, position), null,
+            if (!visitor.test(new Entry(due, recordKey, ScheduleSegment.recordAt(segment, position), null,
                     0, segmentKey, end, segment.length))) {
                 return false;
             }
