@@ -98,7 +98,7 @@ public final class ShaperTopology {
         String bucketParent = SOURCE;
         if (admitting) {
             AdmissionProcessor.Settings admissionSettings = new AdmissionProcessor.Settings(LEAKY_BUCKET,
-                    REJECTED_SINK, config.admissionKeyHeader());
+                    REJECTED_SINK, config.admissionKeyHeader(), KEY_STATE_STORE);
             topology.addProcessor(ADMISSION, () -> new AdmissionProcessor(admissionSettings, rules.copy(), admission,
                     metrics),
                     SOURCE);
@@ -109,7 +109,8 @@ public final class ShaperTopology {
                 inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT, segmentSpanNanos(config.tickMs())))
                 .withLoggingEnabled(changelog), LEAKY_BUCKET);
         topology.addStateStore(new WriteBehindStoreBuilder<>(KEY_STATE_STORE,
-                inner -> new KeyStateStore(inner, cacheKeys)).withLoggingEnabled(changelog), LEAKY_BUCKET);
+                inner -> new KeyStateStore(inner, cacheKeys)).withLoggingEnabled(changelog),
+                admitting ? new String[] {ADMISSION, LEAKY_BUCKET} : new String[] {LEAKY_BUCKET});
         topology.addSink(SHAPED_SINK, config.outputTopic(), new ByteArraySerializer(), new ByteArraySerializer(),
                 LEAKY_BUCKET);
         topology.addSink(REJECTED_SINK, config.rejectedTopic(), new ByteArraySerializer(),

@@ -19,13 +19,16 @@ import org.apache.kafka.common.utils.Bytes;
  */
 final class BatchedTokenBuckets {
 
-    private static final class Mirror {
+    /** The local mirror of one key's shared bucket; its fields are guarded by its own lock. */
+    static final class Mirror {
         final byte[] key;
         final TokenBucket bucket;
         AdmissionRule rule;
         /** Admitted here and not yet charged to Redis. */
         double unsynced;
         long lastUsedNanos;
+        /** Forgotten by a sync: a caller that kept it must look the key's mirror up again. */
+        boolean forgotten;
 
         Mirror(byte[] key, AdmissionRule rule, long nowNanos) {
             this.key = key;
@@ -45,13 +48,33 @@ final class BatchedTokenBuckets {
     private final ConcurrentHashMap<Bytes, Mirror> mirrors = new ConcurrentHashMap<>();
 
     AdmissionDecision tryTake(byte[] key, AdmissionRule rule, double cost, long nowNanos) {
+        AdmissionDecision decision;
+        do {
+            decision = tryTake(mirror(key, rule, nowNanos), rule, cost, nowNanos);
+        } while (decision == null);
+        return decision;
+    }
+
+    /** The mirror of {@code key}, created (full) if it has none. */
+    Mirror mirror(byte[] key, AdmissionRule rule, long nowNanos) {
         Bytes wrapped = Bytes.wrap(key);
         // get first: computeIfAbsent would allocate its capturing lambda on every record, not just a key's first
         Mirror mirror = mirrors.get(wrapped);
         if (mirror == null) {
             mirror = mirrors.computeIfAbsent(wrapped, k -> new Mirror(key, rule, nowNanos));
         }
+        return mirror;
+    }
+
+    /**
+     * Takes {@code cost} tokens from {@code mirror} if it holds enough; null if a sync forgot the mirror since the
+     * caller got it (its key then has a new one, see {@link #mirror}).
+     */
+    AdmissionDecision tryTake(Mirror mirror, AdmissionRule rule, double cost, long nowNanos) {
         synchronized (mirror) {
+            if (mirror.forgotten) {
+                return null;
+            }
             mirror.rule = rule;
             mirror.lastUsedNanos = nowNanos;
             AdmissionDecision decision = mirror.bucket.tryTake(rule, cost, nowNanos);
@@ -80,6 +103,7 @@ final class BatchedTokenBuckets {
                     mirror.unsynced = 0;
                     touched.add(mirror);
                 } else if (nowNanos - mirror.lastUsedNanos > idleNanos) {
+                    mirror.forgotten = true; // under its lock: no take can slip in unnoticed
                     mirrors.remove(e.getKey(), mirror);
                 }
             }

@@ -6,6 +6,7 @@ import dev.shaper.internals.admission.AdmissionDecision;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.store.KeyStateStore;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -19,16 +20,39 @@ import org.apache.kafka.streams.processor.api.Record;
 public final class AdmissionProcessor implements Processor<byte[], byte[], byte[], byte[]> {
 
     /**
-     * @param keyHeader the header holding the admission key, or null for the record key
+     * @param keyHeader    the header holding the admission key, or null for the record key
+     * @param keyStoreName the shaping stage's key-state store, whose slots (found by record key) keep each key's
+     *                     admission memo when the record key is the admission key
      */
-    public record Settings(String nextChild, String rejectedChild, String keyHeader) {
+    public record Settings(String nextChild, String rejectedChild, String keyHeader, String keyStoreName) {
+    }
+
+    /**
+     * The admission memo of one key, kept in the key's slot of the key-state store: the shaping stage looks the
+     * slot up for the same record right after, so admission's bucket lookup rides on a lookup that is paid
+     * anyway. One adapter per processor, pointed at the current record's slot, so that no record allocates.
+     */
+    private static final class SlotMemo implements AdmissionController.KeyMemo {
+        private KeyStateStore.Slot slot;
+
+        @Override
+        public Object admissionMemo() {
+            return slot.attachment();
+        }
+
+        @Override
+        public void admissionMemo(Object memo) {
+            slot.attach(memo);
+        }
     }
 
     private final Settings settings;
     private final RuleBook rules;
     private final AdmissionController admission;
     private final ShaperMetrics metrics;
+    private final SlotMemo memo = new SlotMemo();
     private ProcessorContext<byte[], byte[]> context;
+    private KeyStateStore keyStates;
 
     public AdmissionProcessor(Settings settings, RuleBook rules, AdmissionController admission,
                               ShaperMetrics metrics) {
@@ -41,6 +65,7 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
     @Override
     public void init(ProcessorContext<byte[], byte[]> context) {
         this.context = context;
+        this.keyStates = context.getStateStore(settings.keyStoreName());
     }
 
     @Override
@@ -72,7 +97,14 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
                     + rule.burst() + " of this admission key, so no wait could admit it");
             return;
         }
-        AdmissionDecision decision = admission.admit(admissionKey, rule, cost);
+        AdmissionDecision decision;
+        if (settings.keyHeader() == null) {
+            memo.slot = keyStates.slot(admissionKey);
+            decision = admission.admit(admissionKey, rule, cost, memo);
+            memo.slot = null; // a slot is valid until the store's next call
+        } else {
+            decision = admission.admit(admissionKey, rule, cost);
+        }
         if (decision.allowed()) {
             context.forward(record, settings.nextChild());
         } else {

@@ -64,6 +64,8 @@ public final class KeyStateStore extends WriteBehindStore {
         private boolean dirty;
         /** Whether the inner store holds an entry for this key (so dropping the state needs a delete). */
         private boolean inInner;
+        /** What another stage keeps in memory for this key; see {@link #attachment()}. */
+        private Object attachment;
 
         private Slot(Bytes key, KeyState state, boolean inInner) {
             this.key = key;
@@ -73,6 +75,19 @@ public final class KeyStateStore extends WriteBehindStore {
 
         public KeyState state() {
             return state;
+        }
+
+        /**
+         * What another stage of the task keeps for this key beside its state, so that it need not look the key
+         * up in a map of its own (admission keeps the key's bucket here). In memory only: never persisted, and
+         * gone when the slot is dropped, so a user must be able to find it again.
+         */
+        public Object attachment() {
+            return attachment;
+        }
+
+        public void attach(Object attachment) {
+            this.attachment = attachment;
         }
 
         public void update(KeyState newState) {
