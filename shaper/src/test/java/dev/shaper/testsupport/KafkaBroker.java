@@ -91,8 +91,30 @@ public final class KafkaBroker implements AutoCloseable {
             admin.createTopics(java.util.Arrays.stream(names)
                     .map(n -> new NewTopic(n, partitions, (short) 1).configs(configs)).toList())
                     .all().get(60, TimeUnit.SECONDS);
+            awaitLeaders(admin, List.of(names));
         } catch (Exception e) {
             throw new IllegalStateException("cannot create topics " + List.of(names), e);
+        }
+    }
+
+    /**
+     * Waits until every partition of {@code names} has a leader in the broker's metadata. A producer that writes
+     * to a topic the moment its creation returns may be told NOT_LEADER_OR_FOLLOWER; seen once here, the
+     * idempotent producer's retry of that first batch then failed with OUT_OF_ORDER_SEQUENCE_NUMBER for good,
+     * and the test waited for records that never came.
+     */
+    private static void awaitLeaders(Admin admin, List<String> names) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            boolean led = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+                    .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+            if (led) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("partitions of " + names + " still have no leader after 30 s");
+            }
+            Thread.sleep(20); // the broker's metadata: nothing to advance
         }
     }
 
