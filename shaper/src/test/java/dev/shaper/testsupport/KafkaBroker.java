@@ -106,8 +106,17 @@ public final class KafkaBroker implements AutoCloseable {
     private static void awaitLeaders(Admin admin, List<String> names) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
-            boolean led = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
-                    .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+            boolean led;
+            try {
+                led = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+                        .allMatch(d -> d.partitions().stream()
+                                .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+                led = false; // created, but not in the broker's metadata yet
+            }
             if (led) {
                 return;
             }
