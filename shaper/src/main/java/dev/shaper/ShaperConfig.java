@@ -231,14 +231,17 @@ public final class ShaperConfig extends AbstractConfig {
         // Each task reads one input partition, so there is nothing to wait for when it has no data; with idling
         // on, Kafka Streams formats a log message for every such task in every loop (a few % of the thread).
         props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
-        // Kafka Streams' producer lingers 100 ms to batch, Kafka's own producer not at all. Released records leave
-        // at ticks (100 ms by default) in one go anyway, and under exactly-once a consumer sees them only when the
-        // transaction commits, so 10 ms delays nothing anyone sees; at-least-once adds at most 10 ms. Without a
-        // linger, a request carries what piled up while the previous ones were in flight: an app that appends
-        // more slowly sends smaller requests, more often, and the broker's and the producer thread's CPU per
-        // record grows. In the benchmark the shaper sent 2.7 times the pass-through's requests at linger 0, and
-        // about as many with 10 ms, where both send nearly full 128 KB batches.
-        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), "10");
+        // The producer's linger. Kafka Streams' default is 100 ms, which would hold released records back by up to
+        // a tick. Under exactly-once a consumer sees records only when the transaction commits (every 100 ms), so
+        // a 10 ms linger delays nothing anyone sees, and it keeps requests full: without one, a request carries
+        // what piled up while the previous ones were in flight, so an app that appends more slowly sends smaller
+        // requests, more often, and the broker's and the producer thread's CPU per record grows (in the benchmark
+        // the shaper sent 2.7 times the pass-through's requests at linger 0, about as many at 10 ms). Under
+        // at-least-once records are visible as soon as the broker has them, and a linger shifts the first record
+        // of a batch more than the last, which could squeeze one more record of a key into a second: 0 there.
+        boolean exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
+                streamsSettings.getOrDefault(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2));
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), exactlyOnce ? "10" : "0");
         // Records that wait longer than a commit interval reach the changelog at the commit, in one burst of
         // segments (up to 64 records each), and under exactly-once the commit waits until the broker has them.
         // Batches of Kafka's default 16 KB hold one or two segments, and the idempotent producer keeps at most

@@ -24,7 +24,8 @@ import org.apache.kafka.streams.Topology;
  *                     +--> rejected topic (rate limited)
  * </pre>
  *
- * The admission stage exists only when some key has an admission limit.
+ * The admission stage exists only when some key has an admission limit. In batched mode it keeps each key's
+ * local bucket in the key's slot of the key-state store, which the leaky bucket looks up for the same record.
  */
 public final class ShaperTopology {
 

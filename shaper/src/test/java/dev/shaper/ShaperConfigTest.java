@@ -38,6 +38,16 @@ class ShaperConfigTest {
     }
 
     @Test
+    void producerLingersUnderExactlyOnceOnlyAndAGivenLingerWins() {
+        String linger = "producer.linger.ms";
+        assertThat(new ShaperConfig(Map.of()).streamsProperties()).containsEntry(linger, "10");
+        assertThat(new ShaperConfig(Map.of("processing.guarantee", "at_least_once")).streamsProperties())
+                .containsEntry(linger, "0");
+        assertThat(new ShaperConfig(Map.of("processing.guarantee", "at_least_once", linger, "3")).streamsProperties())
+                .containsEntry(linger, "3");
+    }
+
+    @Test
     void shouldNameTheKeyTheValueAndTheExpectationOfABadValue() {
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_RATE_CONFIG, "0")))
                 .isInstanceOf(ConfigException.class)

@@ -142,8 +142,10 @@ public final class ThroughputBenchmark {
                     Measurement m = measure(guarantee, scenario, app,
                             Math.min(options.warmupRecords(), options.recordsFor(app)));
                     report("warm-up " + round, m);
-                    seconds += m.totalSeconds();
-                    jit += m.jitSeconds();
+                    if (m.ok()) {
+                        seconds += m.totalSeconds();
+                        jit += m.jitSeconds();
+                    }
                 }
             }
             boolean settled = jit < BenchmarkOptions.SETTLED_JIT_SHARE * seconds;

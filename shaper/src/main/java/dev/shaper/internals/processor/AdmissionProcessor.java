@@ -28,31 +28,41 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
     }
 
     /**
-     * The admission memo of one key, kept in the key's slot of the key-state store: the shaping stage looks the
-     * slot up for the same record right after, so admission's bucket lookup rides on a lookup that is paid
-     * anyway. One adapter per processor, pointed at the current record's slot, so that no record allocates.
+     * The admission memo of one key, kept in the key's slot of the key-state store: the leaky bucket looks the
+     * slot up for the same record when admission lets it through, so admission's bucket lookup rides on a lookup
+     * that is paid anyway. The slot is looked up only when admission asks for the memo (batched mode on Redis):
+     * in other modes a rejected record must not cost a key-state read. One adapter per processor, pointed at the
+     * current record's key, so that no record allocates.
      */
     private static final class SlotMemo implements AdmissionController.KeyMemo {
+            private byte[] key;
         private KeyStateStore.Slot slot;
+
+        void pointAt(byte[] recordKey) {
+            key = recordKey;
+            slot = null;
+        }
+
+        private KeyStateStore.Slot slot() {
+            if (slot == null) {
+                slot = keyStates.slot(key);
+            }
+            return slot;
+        }
 
         @Override
         public Object admissionMemo() {
-            return slot.attachment();
+            return slot().attachment();
         }
 
         @Override
         public void admissionMemo(Object memo) {
-            slot.attach(memo);
+            slot().attach(memo);
         }
     }
 
-    private final Settings settings;
-    private final RuleBook rules;
-    private final AdmissionController admission;
-    private final ShaperMetrics metrics;
     private final SlotMemo memo = new SlotMemo();
     private ProcessorContext<byte[], byte[]> context;
-    private KeyStateStore keyStates;
 
     public AdmissionProcessor(Settings settings, RuleBook rules, AdmissionController admission,
                               ShaperMetrics metrics) {
@@ -65,7 +75,7 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
     @Override
     public void init(ProcessorContext<byte[], byte[]> context) {
         this.context = context;
-        this.keyStates = context.getStateStore(settings.keyStoreName());
+        memo.keyStates = context.getStateStore(settings.keyStoreName());
     }
 
     @Override
@@ -99,9 +109,9 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
         }
         AdmissionDecision decision;
         if (settings.keyHeader() == null) {
-            memo.slot = keyStates.slot(admissionKey);
+            memo.pointAt(admissionKey);
             decision = admission.admit(admissionKey, rule, cost, memo);
-            memo.slot = null; // a slot is valid until the store's next call
+            memo.pointAt(null); // a slot is valid only until the store's next call
         } else {
             decision = admission.admit(admissionKey, rule, cost);
         }
