@@ -35,7 +35,8 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
      * current record's key, so that no record allocates.
      */
     private static final class SlotMemo implements AdmissionController.KeyMemo {
-            private byte[] key;
+        private KeyStateStore keyStates;
+        private byte[] key;
         private KeyStateStore.Slot slot;
 
         void pointAt(byte[] recordKey) {
@@ -61,6 +62,10 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
         }
     }
 
+    private final Settings settings;
+    private final RuleBook rules;
+    private final AdmissionController admission;
+    private final ShaperMetrics metrics;
     private final SlotMemo memo = new SlotMemo();
     private ProcessorContext<byte[], byte[]> context;
 
