@@ -104,10 +104,22 @@ public final class AdmissionController implements AutoCloseable {
 
     /** Takes {@code cost} tokens for {@code admissionKey} under {@code rule}, if the bucket allows it. */
     public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost) {
+        return admit(admissionKey, rule, cost, null);
+    }
+
+    /**
+     * Like {@link #admit(byte[], AdmissionRule, long)}, with a {@code memo} the caller keeps for this key beside
+     * state it looks up per record anyway (null for none). In batched mode the memo holds the key's local
+     * mirror, so that a record does not look it up in the mirrors shared by all stream threads: with 10,000 keys
+     * that lookup missed the CPU caches and cost the stream thread about 0.3 us per record, most of what batched
+     * admission cost. A memo whose mirror a sync has forgotten is noticed and refreshed. Other modes leave the
+     * memo alone.
+     */
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyMemo memo) {
         long now = nanoTime.getAsLong();
         if (onRedis.get()) {
             if (mode == AdmissionMode.BATCHED) {
-                return batched.tryTake(admissionKey, rule, cost, now);
+                return batched.tryTake(admissionKey, rule, cost, now, memo);
             }
             try {
                 return redis.take(admissionKey, rule, cost);
@@ -119,34 +131,6 @@ public final class AdmissionController implements AutoCloseable {
             }
         }
         return local.tryTake(admissionKey, localShare(rule, cost), cost, now);
-    }
-
-    /**
-     * Like {@link #admit(byte[], AdmissionRule, long)}, with a {@code memo} the caller keeps for this key beside
-     * state it looks up per record anyway. In batched mode the memo holds the key's local mirror, so that a
-     * record does not look it up in the mirrors shared by all stream threads: with 10,000 keys that lookup
-     * missed the CPU caches and cost the stream thread about 0.3 us per record, most of what batched admission
-     * cost. A memo whose mirror a sync has forgotten is noticed and refreshed.
-     */
-    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyMemo memo) {
-        if (mode != AdmissionMode.BATCHED || !onRedis.get()) {
-            return admit(admissionKey, rule, cost);
-        }
-        long now = nanoTime.getAsLong();
-        if (memo.admissionMemo() instanceof BatchedTokenBuckets.Mirror mirror) {
-            AdmissionDecision decision = batched.tryTake(mirror, rule, cost, now);
-            if (decision != null) {
-                return decision;
-            }
-        }
-        while (true) {
-            BatchedTokenBuckets.Mirror mirror = batched.mirror(admissionKey, rule, now);
-            memo.admissionMemo(mirror);
-            AdmissionDecision decision = batched.tryTake(mirror, rule, cost, now);
-            if (decision != null) {
-                return decision;
-            }
-        }
     }
 
     /** How many keys the batched mode mirrors right now (for tests). */

@@ -20,7 +20,7 @@ import org.apache.kafka.common.utils.Bytes;
 final class BatchedTokenBuckets {
 
     /** The local mirror of one key's shared bucket; its fields are guarded by its own lock. */
-    static final class Mirror {
+    private static final class Mirror {
         final byte[] key;
         final TokenBucket bucket;
         AdmissionRule rule;
@@ -47,16 +47,33 @@ final class BatchedTokenBuckets {
 
     private final ConcurrentHashMap<Bytes, Mirror> mirrors = new ConcurrentHashMap<>();
 
-    AdmissionDecision tryTake(byte[] key, AdmissionRule rule, double cost, long nowNanos) {
+    /**
+     * Takes {@code cost} tokens from the mirror of {@code key} if it holds enough.
+     *
+     * @param memo where the caller keeps this key's mirror between its records (null for none): used while the
+     *             sync has not forgotten it, replaced when it has
+     */
+    AdmissionDecision tryTake(byte[] key, AdmissionRule rule, double cost, long nowNanos,
+                              AdmissionController.KeyMemo memo) {
+        if (memo != null && memo.admissionMemo() instanceof Mirror kept) {
+            AdmissionDecision decision = tryTake(kept, rule, cost, nowNanos);
+            if (decision != null) {
+                return decision;
+            }
+        }
         AdmissionDecision decision;
         do {
-            decision = tryTake(mirror(key, rule, nowNanos), rule, cost, nowNanos);
+            Mirror mirror = mirror(key, rule, nowNanos);
+            if (memo != null) {
+                memo.admissionMemo(mirror);
+            }
+            decision = tryTake(mirror, rule, cost, nowNanos);
         } while (decision == null);
         return decision;
     }
 
     /** The mirror of {@code key}, created (full) if it has none. */
-    Mirror mirror(byte[] key, AdmissionRule rule, long nowNanos) {
+    private Mirror mirror(byte[] key, AdmissionRule rule, long nowNanos) {
         Bytes wrapped = Bytes.wrap(key);
         // get first: computeIfAbsent would allocate its capturing lambda on every record, not just a key's first
         Mirror mirror = mirrors.get(wrapped);
@@ -70,7 +87,7 @@ final class BatchedTokenBuckets {
      * Takes {@code cost} tokens from {@code mirror} if it holds enough; null if a sync forgot the mirror since the
      * caller got it (its key then has a new one, see {@link #mirror}).
      */
-    AdmissionDecision tryTake(Mirror mirror, AdmissionRule rule, double cost, long nowNanos) {
+    private static AdmissionDecision tryTake(Mirror mirror, AdmissionRule rule, double cost, long nowNanos) {
         synchronized (mirror) {
             if (mirror.forgotten) {
                 return null;

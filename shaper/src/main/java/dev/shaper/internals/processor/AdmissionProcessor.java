@@ -112,14 +112,11 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
                     + rule.burst() + " of this admission key, so no wait could admit it");
             return;
         }
-        AdmissionDecision decision;
-        if (settings.keyHeader() == null) {
-            memo.pointAt(admissionKey);
-            decision = admission.admit(admissionKey, rule, cost, memo);
-            memo.pointAt(null); // a slot is valid only until the store's next call
-        } else {
-            decision = admission.admit(admissionKey, rule, cost);
-        }
+        // The memo lives in the record key's slot: usable only when the record key is the admission key.
+        memo.pointAt(admissionKey);
+        AdmissionDecision decision = admission.admit(admissionKey, rule, cost,
+                settings.keyHeader() == null ? memo : null);
+        memo.pointAt(null); // a slot is valid only until the store's next call
         if (decision.allowed()) {
             context.forward(record, settings.nextChild());
         } else {
