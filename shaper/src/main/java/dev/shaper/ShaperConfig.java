@@ -241,21 +241,31 @@ public final class ShaperConfig extends AbstractConfig {
         // of a batch more than the last, which could squeeze one more record of a key into a second: 0 there.
         boolean exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
                 streamsSettings.getOrDefault(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2));
-        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), exactlyOnce ? "10" : "0");
+        putProducerDefault(props, ProducerConfig.LINGER_MS_CONFIG, exactlyOnce ? "10" : "0");
         // Records that wait longer than a commit interval reach the changelog at the commit, in one burst of
         // segments (up to 64 records each), and under exactly-once the commit waits until the broker has them.
         // Batches of Kafka's default 16 KB hold one or two segments, and the idempotent producer keeps at most
         // five requests in flight: with every record queued, the stream thread spent 39 % of its time in that
         // wait. 128 KB batches cut the queued benchmark's time by about a fifth; the buffer grows with them, so
         // that as many partitions can have a batch open at once before a send blocks.
-        props.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), Integer.toString(128 * 1024));
-        props.put(StreamsConfig.producerPrefix(ProducerConfig.BUFFER_MEMORY_CONFIG),
-                Long.toString(64L * 1024 * 1024));
+        putProducerDefault(props, ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(128 * 1024));
+        putProducerDefault(props, ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(64L * 1024 * 1024));
         // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
         props.put("processing.exception.handler.global.enabled", "true");
         props.putAll(streamsSettings);
         originals().forEach(props::put);
         return props;
+    }
+
+    /**
+     * Sets a producer default of the shaper under {@code producer.}, unless the user set the key, prefixed or
+     * not. Kafka Streams lets a {@code producer.} key win over the same key without the prefix, so a prefixed
+     * default would silently override a user's plain {@code linger.ms}; a user's prefixed key overrides it anyway.
+     */
+    private void putProducerDefault(Properties props, String key, String value) {
+        if (!streamsSettings.containsKey(key)) {
+            props.put(StreamsConfig.producerPrefix(key), value);
+        }
     }
 
     /** The default leaky-bucket rule, from the {@code shaper.shaping.*} keys. */

@@ -8,6 +8,7 @@ import dev.shaper.internals.shaping.ShapingRule;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
@@ -45,6 +46,19 @@ class ShaperConfigTest {
                 .containsEntry(linger, "0");
         assertThat(new ShaperConfig(Map.of("processing.guarantee", "at_least_once", linger, "3")).streamsProperties())
                 .containsEntry(linger, "3");
+    }
+
+    @Test
+    void aUsersUnprefixedProducerSettingIsNotOverriddenByTheShapersPrefixedDefault() {
+        Properties props = new ShaperConfig(Map.of("linger.ms", "50", "batch.size", "16384")).streamsProperties();
+        assertThat(props).containsEntry("linger.ms", "50").containsEntry("batch.size", "16384")
+                .doesNotContainKeys("producer.linger.ms", "producer.batch.size")
+                .containsEntry("producer.buffer.memory", Long.toString(64L * 1024 * 1024));
+        // What Kafka Streams hands its producers: the user's values
+        props.put("application.id", "shaper-test");
+        props.put("bootstrap.servers", "localhost:9092");
+        Map<String, Object> producer = new StreamsConfig(props).getProducerConfigs("client");
+        assertThat(producer).containsEntry("linger.ms", "50").containsEntry("batch.size", "16384");
     }
 
     @Test
