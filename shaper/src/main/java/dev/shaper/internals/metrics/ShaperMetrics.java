@@ -12,12 +12,14 @@ import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
@@ -63,9 +65,10 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String SETTINGS_KEY = "dev.shaper.metrics";
 
     private final MeterRegistry registry;
-    private final Counter passed;
-    private final Counter queued;
-    private final Counter released;
+    /** The live tasks' counts; guarded by the set itself, as is {@link #retiredCounts}. */
+    private final Set<TaskCounts> taskCounts = new HashSet<>();
+    /** What the tasks that closed counted. */
+    private final TaskCounts retiredCounts = new TaskCounts(this);
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
     private final Timer queueDelay;
     private final SlidingRate releaseRate;
@@ -80,11 +83,12 @@ public final class ShaperMetrics implements AutoCloseable {
      */
     public ShaperMetrics(MeterRegistry registry, LongSupplier wallClockMs) {
         this.registry = registry;
-        this.passed = Counter.builder(PASSED)
+        // Function counters over the tasks' own counts: see TaskCounts for why the hot paths do not share a meter.
+        FunctionCounter.builder(PASSED, this, m -> m.total(TaskCounts::passedCount))
                 .description("Records forwarded to the output topic at once, without waiting").register(registry);
-        this.queued = Counter.builder(QUEUED)
+        FunctionCounter.builder(QUEUED, this, m -> m.total(TaskCounts::queuedCount))
                 .description("Records put in their key's queue to wait for their release").register(registry);
-        this.released = Counter.builder(RELEASED)
+        FunctionCounter.builder(RELEASED, this, m -> m.total(TaskCounts::releasedCount))
                 .description("Queued records released to the output topic by the punctuator").register(registry);
         for (RejectReason reason : RejectReason.values()) {
             // Registered up front, so a dashboard shows every reason at 0 instead of "no data".
@@ -123,21 +127,41 @@ public final class ShaperMetrics implements AutoCloseable {
         return registry;
     }
 
-    /** A record left at once, at wall time {@code wallMs}. */
-    public void passed(long wallMs) {
-        passed.increment();
-        releaseRate.add(wallMs, 1);
+    /** The counts of a task that just started; the task closes them when it closes. */
+    public TaskCounts registerTaskCounts() {
+        TaskCounts counts = new TaskCounts(this);
+        synchronized (taskCounts) {
+            taskCounts.add(counts);
+        }
+        return counts;
     }
 
-    public void queued() {
-        queued.increment();
+    /** Keeps a closing task's counts in the totals, so that the counters never go down. */
+    void retire(TaskCounts counts) {
+        synchronized (taskCounts) {
+            if (taskCounts.remove(counts)) {
+                retiredCounts.absorb(counts);
+            }
+        }
     }
 
-    /** A queued record left at wall time {@code wallMs} after waiting {@code waitedMs}. */
-    public void released(long wallMs, long waitedMs) {
-        released.increment();
+    private double total(ToLongFunction<TaskCounts> count) {
+        synchronized (taskCounts) {
+            long sum = count.applyAsLong(retiredCounts);
+            for (TaskCounts counts : taskCounts) {
+                sum += count.applyAsLong(counts);
+            }
+            return sum;
+        }
+    }
+
+    void recordQueueDelay(long waitedMs) {
         queueDelay.record(waitedMs, TimeUnit.MILLISECONDS);
-        releaseRate.add(wallMs, 1);
+    }
+
+    /** Counts {@code records} sent to the output in the wall-clock second that starts at {@code secondStartMs}. */
+    void addOutput(long secondStartMs, long records) {
+        releaseRate.add(secondStartMs, records);
     }
 
     public void rejected(RejectReason reason) {

@@ -3,6 +3,7 @@ package dev.shaper.internals.processor;
 import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.internals.metrics.TaskCounts;
 import dev.shaper.internals.metrics.TaskQueueGauge;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.Arrival;
@@ -56,6 +57,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     private VirtualClock clock;
     private TotalRateLimiter total;
     private TaskQueueGauge queueGauge;
+    private TaskCounts counts;
     /** No queued record has a due before this: the drain starts here instead of wading through tombstones. */
     private Bytes scanFloor;
     /** The keys one release scan holds back; a field so that a tick costs no new hash table. */
@@ -81,6 +83,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         this.scanFloor = ScheduleKeys.lowerBound(Long.MIN_VALUE);
         KeyStateStore.Totals restored = keyStates.queuedTotals();
         this.queueGauge = metrics.registerTaskQueue(restored.records(), restored.bytes());
+        this.counts = metrics.registerTaskCounts();
         context.schedule(java.time.Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME,
                 this::release);
     }
@@ -108,14 +111,14 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             HeaderValues.setOrRemove(record.headers(), ShaperHeaders.RELEASED_MS,
                     settings.releasedHeader() ? stamp.at(wallNow) : null);
             context.forward(record, settings.shapedChild());
-            metrics.passed(wallNow);
+            counts.passed(wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
             byte[] stored = new QueuedRecord(record.timestamp(), wallNow, cost, record.headers(), record.value())
                     .encode();
             long storedSize = QueuedRecord.storedSize(key, stored);
             slot.update(enqueue.state().plusQueuedBytes(storedSize));
             schedule.put(key, enqueue.dueNanos(), stored);
-            metrics.queued();
+            counts.queued();
             queueGauge.add(1, storedSize);
         } else if (arrival instanceof Arrival.Reject r) {
             reject(record, r.reason(), r.retryAfterMs(), r.detail());
@@ -173,11 +176,12 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             HeaderValues.setOrRemove(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
-            metrics.released(wallNow, waitedMs);
+            counts.released(wallNow, waitedMs);
             queueGauge.add(-1, -QueuedRecord.storedSize(key, entry.value()));
         }
         scanFloor = nextScanFloor(now, stoppedAt, firstHeldBack[0], schedule.firstOpenPosition());
         keyStates.evictIdle(now, EVICTION_SCAN_PER_TICK);
+        counts.tick(wallNow);
     }
 
     /**
@@ -203,6 +207,9 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     public void close() {
         if (queueGauge != null) {
             queueGauge.close();
+        }
+        if (counts != null) {
+            counts.close();
         }
     }
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class ShaperMetricsTopologyTest {
 
     private static double counter(MeterRegistry registry, String name) {
-        return registry.get(name).counter().count();
+        return registry.get(name).functionCounter().count();
     }
 
     private static double rejected(MeterRegistry registry, RejectReason reason) {

@@ -1,0 +1,94 @@
+package dev.shaper.internals.metrics;
+
+/**
+ * What one stream task counts on its hot paths: records passed at once, queued and released, and the records it
+ * sent to the output per wall-clock second. Only the task's stream thread writes, so a count is a plain add to a
+ * field of its own. Meters shared by every stream thread took atomic updates per record instead, all threads on
+ * the same cache lines (the release rate's current second above all): contention that grows with the stream
+ * threads, and in some profiles, where the JIT had left the atomics' var-handle calls out of line, up to a fifth
+ * of the shaping processor's CPU (the single-threaded benchmark showed no difference either way). The instance's
+ * meters sum the tasks' counts when they are read ({@link ShaperMetrics}); a task's output of one second reaches
+ * the release-rate gauge when that second is over, which is also when the gauge starts to count it.
+ */
+public final class TaskCounts {
+
+    private final ShaperMetrics owner;
+    // Volatile: the stream thread writes, a scrape reads. Single writer, so the read-modify-write is safe.
+    private volatile long passed;
+    private volatile long queued;
+    private volatile long released;
+    /** The wall-clock second whose output {@link #outputInSecond} counts: [start, end) in milliseconds. */
+    private long secondStartMs = Long.MAX_VALUE;
+    private long secondEndMs = Long.MIN_VALUE;
+    private long outputInSecond;
+
+    TaskCounts(ShaperMetrics owner) {
+        this.owner = owner;
+    }
+
+    /** A record left at once, at wall time {@code wallMs}. */
+    public void passed(long wallMs) {
+        passed++;
+        output(wallMs);
+    }
+
+    public void queued() {
+        queued++;
+    }
+
+    /** A queued record left at wall time {@code wallMs} after waiting {@code waitedMs}. */
+    public void released(long wallMs, long waitedMs) {
+        released++;
+        owner.recordQueueDelay(waitedMs);
+        output(wallMs);
+    }
+
+    /**
+     * The task's wall time moved on (a release tick): hands the output of a second that is over to the release
+     * rate, also when no record follows it.
+     */
+    public void tick(long wallMs) {
+        if (wallMs >= secondEndMs || wallMs < secondStartMs) {
+            startSecond(wallMs);
+        }
+    }
+
+    /** The task closed (a rebalance moved it, or the instance stops): its counts stay in the instance's totals. */
+    public void close() {
+        startSecond(Long.MIN_VALUE);
+        owner.retire(this);
+    }
+
+    /** Adds what {@code other} counted (the totals of closed tasks, under the owner's lock). */
+    void absorb(TaskCounts other) {
+        passed += other.passed;
+        queued += other.queued;
+        released += other.released;
+    }
+
+    long passedCount() {
+        return passed;
+    }
+
+    long queuedCount() {
+        return queued;
+    }
+
+    long releasedCount() {
+        return released;
+    }
+
+    private void output(long wallMs) {
+        tick(wallMs);
+        outputInSecond++;
+    }
+
+    private void startSecond(long wallMs) {
+        if (outputInSecond > 0) {
+            owner.addOutput(secondStartMs, outputInSecond);
+            outputInSecond = 0;
+        }
+        secondStartMs = Math.floorDiv(wallMs, 1000) * 1000;
+        secondEndMs = secondStartMs + 1000;
+    }
+}

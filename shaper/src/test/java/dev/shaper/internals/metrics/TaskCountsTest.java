@@ -1,0 +1,76 @@
+package dev.shaper.internals.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The tasks' own counts as the instance's meters show them. */
+class TaskCountsTest {
+
+    private final MeterRegistry registry = new SimpleMeterRegistry();
+    private final AtomicLong wallMs = new AtomicLong(10_000);
+    private final ShaperMetrics metrics = new ShaperMetrics(registry, wallMs::get);
+
+    private double count(String name) {
+        return registry.get(name).functionCounter().count();
+    }
+
+    private double releaseRate() {
+        return registry.get(ShaperMetrics.RELEASE_RATE).gauge().value();
+    }
+
+    @Test
+    void theCountersSumTheTasksAndKeepAClosedTasksCounts() {
+        TaskCounts a = metrics.registerTaskCounts();
+        TaskCounts b = metrics.registerTaskCounts();
+        a.passed(10_000);
+        a.queued();
+        b.queued();
+        b.released(10_000, 40);
+        assertThat(count(ShaperMetrics.PASSED)).isEqualTo(1);
+        assertThat(count(ShaperMetrics.QUEUED)).isEqualTo(2);
+        assertThat(count(ShaperMetrics.RELEASED)).isEqualTo(1);
+
+        // When: a task closes (a rebalance moved it); then: the counters do not go down
+        a.close();
+        assertThat(count(ShaperMetrics.PASSED)).isEqualTo(1);
+        assertThat(count(ShaperMetrics.QUEUED)).isEqualTo(2);
+        // And: closing twice counts nothing twice
+        a.close();
+        assertThat(count(ShaperMetrics.QUEUED)).isEqualTo(2);
+        // And: the queue delay is timed per released record
+        assertThat(registry.get(ShaperMetrics.QUEUE_DELAY).timer().count()).isEqualTo(1);
+    }
+
+    @Test
+    void aSecondsOutputReachesTheReleaseRateWhenTheSecondIsOverEvenWithoutAnotherRecord() {
+        TaskCounts task = metrics.registerTaskCounts();
+        for (int i = 0; i < 30; i++) {
+            task.passed(10_100);
+        }
+        task.released(10_900, 5);
+        // While the second runs, the gauge leaves it out anyway
+        wallMs.set(10_950);
+        assertThat(releaseRate()).isZero();
+
+        // When: the wall clock moves into the next second and a release tick runs, no record arriving
+        wallMs.set(11_050);
+        task.tick(11_050);
+
+        // Then: the 31 records of second 10 count over the 10-second window
+        assertThat(releaseRate()).isEqualTo(3.1);
+    }
+
+    @Test
+    void aClosingTaskHandsOverTheOutputOfItsLastSecond() {
+        TaskCounts task = metrics.registerTaskCounts();
+        task.passed(10_100);
+        task.passed(10_200);
+        task.close();
+        wallMs.set(11_000);
+        assertThat(releaseRate()).isEqualTo(0.2);
+    }
+}
