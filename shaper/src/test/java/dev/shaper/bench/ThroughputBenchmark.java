@@ -51,10 +51,13 @@ public final class ThroughputBenchmark {
     private final BenchmarkOptions options;
     private final Path stateRoot;
     private final String redisUri;
+    /** What redis-server spent, for the admission apps; null without Redis. Open until the JVM exits. */
+    private final RedisCpu redisCpu;
     private int sequence;
 
     private ThroughputBenchmark(KafkaBroker broker, BenchmarkOptions options, Path stateRoot, String redisUri) {
         this.redisUri = redisUri;
+        this.redisCpu = redisUri == null ? null : new RedisCpu(redisUri);
         this.broker = broker;
         this.options = options;
         this.stateRoot = stateRoot;
@@ -215,6 +218,7 @@ public final class ThroughputBenchmark {
         InputProgressProbe inputProgress = new InputProgressProbe(admin, id, input, records);
         try {
             counter.start();
+            double redisCpuStart = redisCpu != null && app.admission() != null ? redisCpu.seconds() : Double.NaN;
             long jitStart = compilationMillis();
             ThreadCpuSnapshot cpuStart = ThreadCpuSnapshot.take();
             long start = System.nanoTime();
@@ -247,6 +251,10 @@ public final class ThroughputBenchmark {
                 jitSeconds = (compilationMillis() - jitStart) / 1e3;
                 printCpuBreakdown(id, records, ThreadCpuSnapshot.take().secondsSince(cpuStart));
                 printProducerBatching(id, streams);
+                if (!Double.isNaN(redisCpuStart)) {
+                    System.out.printf(Locale.ROOT, "  %s: redis-server CPU us/record %.2f (outside the JVM)%n", id,
+                            (redisCpu.seconds() - redisCpuStart) * 1e6 / records);
+                }
             }
             // The probe polls every 50 ms; give it a moment to see the final commit.
             long probeDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
