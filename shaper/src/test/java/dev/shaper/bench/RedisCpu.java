@@ -22,9 +22,16 @@ final class RedisCpu implements AutoCloseable {
         this.connection = client.connect();
     }
 
-    /** Seconds of CPU redis-server has used since it started. */
+    /** Seconds of CPU redis-server has used since it started; NaN if it does not say (an ACL, a timeout). */
     double seconds() {
-        Matcher m = FIELD.matcher(connection.sync().info("cpu"));
+        String info;
+        try {
+            info = connection.sync().info("cpu");
+        } catch (RuntimeException e) {
+            System.out.println("  redis-server CPU unknown: " + e.getMessage());
+            return Double.NaN;
+        }
+        Matcher m = FIELD.matcher(info);
         double seconds = 0;
         while (m.find()) {
             seconds += Double.parseDouble(m.group(2));

@@ -51,13 +51,14 @@ public final class ThroughputBenchmark {
     private final BenchmarkOptions options;
     private final Path stateRoot;
     private final String redisUri;
-    /** What redis-server spent, for the admission apps; null without Redis. Open until the JVM exits. */
+    /** What redis-server spent, for the admission apps; null without them. */
     private final RedisCpu redisCpu;
     private int sequence;
 
-    private ThroughputBenchmark(KafkaBroker broker, BenchmarkOptions options, Path stateRoot, String redisUri) {
+    private ThroughputBenchmark(KafkaBroker broker, BenchmarkOptions options, Path stateRoot, String redisUri,
+                                RedisCpu redisCpu) {
         this.redisUri = redisUri;
-        this.redisCpu = redisUri == null ? null : new RedisCpu(redisUri);
+        this.redisCpu = redisCpu;
         this.broker = broker;
         this.options = options;
         this.stateRoot = stateRoot;
@@ -90,7 +91,8 @@ public final class ThroughputBenchmark {
                 : Files.createDirectories(options.stateDir());
         boolean admitting = options.apps().stream().anyMatch(a -> a.admission() != null);
         try (KafkaBroker broker = KafkaBroker.start();
-             RedisServer redis = admitting && options.redisUri() == null ? RedisServer.start() : null) {
+             RedisServer redis = admitting && options.redisUri() == null ? RedisServer.start() : null;
+             RedisCpu redisCpu = admitting ? new RedisCpu(redis != null ? redis.uri() : options.redisUri()) : null) {
             header.add("broker: one local broker at " + broker.bootstrapServers()
                     + " (in-JVM KRaft unless a Docker engine was found), shared with the apps under test");
             String redisUri = redis != null ? redis.uri() : options.redisUri();
@@ -98,7 +100,7 @@ public final class ThroughputBenchmark {
                 header.add("redis: " + (redis != null ? "a redis-server started for the run at " + redisUri
                         : "given by --redis.uri") + "; admission rate 1e9/s, so the admission apps refuse nothing");
             }
-            ThroughputBenchmark bench = new ThroughputBenchmark(broker, options, stateRoot, redisUri);
+            ThroughputBenchmark bench = new ThroughputBenchmark(broker, options, stateRoot, redisUri, redisCpu);
             if (options.warmupRecords() > 0) {
                 bench.warmUp();
             }
@@ -252,7 +254,8 @@ public final class ThroughputBenchmark {
                 printCpuBreakdown(id, records, ThreadCpuSnapshot.take().secondsSince(cpuStart));
                 printProducerBatching(id, streams);
                 if (!Double.isNaN(redisCpuStart)) {
-                    System.out.printf(Locale.ROOT, "  %s: redis-server CPU us/record %.2f (outside the JVM)%n", id,
+                    System.out.printf(Locale.ROOT, "  %s: redis-server CPU us/record %.2f (outside the JVM; for a"
+                            + " --redis.uri, all of that server's load)%n", id,
                             (redisCpu.seconds() - redisCpuStart) * 1e6 / records);
                 }
             }

@@ -7,8 +7,9 @@ package dev.shaper.internals.metrics;
  * the same cache lines (the release rate's current second above all): contention that grows with the stream
  * threads, and in some profiles, where the JIT had left the atomics' var-handle calls out of line, up to a fifth
  * of the shaping processor's CPU (the single-threaded benchmark showed no difference either way). The instance's
- * meters sum the tasks' counts when they are read ({@link ShaperMetrics}); a task's output of one second reaches
- * the release-rate gauge when that second is over, which is also when the gauge starts to count it.
+ * meters sum the tasks' counts when they are read ({@link ShaperMetrics}). The output per second reaches the
+ * release-rate gauge in one add per task and second or tick: at the task's first record of a new second, and at
+ * every release tick (so an idle task's last second is counted at most a tick late).
  */
 public final class TaskCounts {
 
@@ -43,19 +44,15 @@ public final class TaskCounts {
         output(wallMs);
     }
 
-    /**
-     * The task's wall time moved on (a release tick): hands the output of a second that is over to the release
-     * rate, also when no record follows it.
-     */
+    /** A release tick: hands the output counted so far to the release rate, also when no record follows. */
     public void tick(long wallMs) {
-        if (wallMs >= secondEndMs || wallMs < secondStartMs) {
-            startSecond(wallMs);
-        }
+        publishOutput();
+        toSecondOf(wallMs);
     }
 
     /** The task closed (a rebalance moved it, or the instance stops): its counts stay in the instance's totals. */
     public void close() {
-        startSecond(Long.MIN_VALUE);
+        publishOutput();
         owner.retire(this);
     }
 
@@ -79,16 +76,23 @@ public final class TaskCounts {
     }
 
     private void output(long wallMs) {
-        tick(wallMs);
+        toSecondOf(wallMs);
         outputInSecond++;
     }
 
-    private void startSecond(long wallMs) {
+    /** Makes the second of {@code wallMs} the one {@link #outputInSecond} counts, handing over another's count. */
+    private void toSecondOf(long wallMs) {
+        if (wallMs >= secondEndMs || wallMs < secondStartMs) {
+            publishOutput();
+            secondStartMs = Math.floorDiv(wallMs, 1000) * 1000;
+            secondEndMs = secondStartMs + 1000;
+        }
+    }
+
+    private void publishOutput() {
         if (outputInSecond > 0) {
             owner.addOutput(secondStartMs, outputInSecond);
             outputInSecond = 0;
         }
-        secondStartMs = Math.floorDiv(wallMs, 1000) * 1000;
-        secondEndMs = secondStartMs + 1000;
     }
 }

@@ -65,6 +65,19 @@ class TaskCountsTest {
     }
 
     @Test
+    void aTickHandsOverTheOutputSoFarSoThatAQuietTasksSecondCountsWhenItIsOver() {
+        TaskCounts task = metrics.registerTaskCounts();
+        task.passed(10_100);
+        task.passed(10_150);
+        task.passed(10_190);
+        task.tick(10_200);
+        // When: the second is over, with neither another record nor another tick
+        wallMs.set(11_000);
+        // Then: its 3 records count
+        assertThat(releaseRate()).isEqualTo(0.3);
+    }
+
+    @Test
     void aClosingTaskHandsOverTheOutputOfItsLastSecond() {
         TaskCounts task = metrics.registerTaskCounts();
         task.passed(10_100);
