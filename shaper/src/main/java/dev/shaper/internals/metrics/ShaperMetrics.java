@@ -68,11 +68,10 @@ public final class ShaperMetrics implements AutoCloseable {
     /** The live tasks' counts; guarded by the set itself, as is {@link #retiredCounts}. */
     private final Set<TaskCounts> taskCounts = new HashSet<>();
     /** What the tasks that closed counted. */
-    private final TaskCounts retiredCounts = new TaskCounts(this);
+    private final TaskCounts retiredCounts = new TaskCounts(this, 0, 0);
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
     private final Timer queueDelay;
     private final SlidingRate releaseRate;
-    private final Set<TaskQueueGauge> taskQueues = ConcurrentHashMap.newKeySet();
     private final Map<String, Timer> redisLatency = new ConcurrentHashMap<>();
     private KafkaStreamsMetrics streamsMetrics;
 
@@ -110,10 +109,11 @@ public final class ShaperMetrics implements AutoCloseable {
                 .description("Records per second sent to the output topic (passed at once plus released), averaged"
                         + " over the last " + SlidingRate.WINDOW_SECONDS + " complete seconds")
                 .register(registry);
-        Gauge.builder(QUEUE_RECORDS, taskQueues, queues -> queues.stream().mapToLong(TaskQueueGauge::records).sum())
+        // Over the live tasks only: a task that closed took its queues with it.
+        Gauge.builder(QUEUE_RECORDS, this, m -> m.liveTotal(TaskCounts::queuedRecords))
                 .description("Records waiting in the queues of this instance's tasks")
                 .register(registry);
-        Gauge.builder(QUEUE_BYTES, taskQueues, queues -> queues.stream().mapToLong(TaskQueueGauge::bytes).sum())
+        Gauge.builder(QUEUE_BYTES, this, m -> m.liveTotal(TaskCounts::queuedBytes))
                 .baseUnit(BaseUnits.BYTES).description("Stored size of the records waiting in this instance's queues")
                 .register(registry);
     }
@@ -127,9 +127,12 @@ public final class ShaperMetrics implements AutoCloseable {
         return registry;
     }
 
-    /** The counts of a task that just started; the task closes them when it closes. */
-    public TaskCounts registerTaskCounts() {
-        TaskCounts counts = new TaskCounts(this);
+    /**
+     * The counts of a task that just started, its queues holding the {@code records} and {@code bytes} it
+     * restored; the task closes them when it closes.
+     */
+    public TaskCounts registerTaskCounts(long records, long bytes) {
+        TaskCounts counts = new TaskCounts(this, records, bytes);
         synchronized (taskCounts) {
             taskCounts.add(counts);
         }
@@ -145,9 +148,16 @@ public final class ShaperMetrics implements AutoCloseable {
         }
     }
 
+    /** A counter's total: the live tasks' counts and the closed ones'. */
     private double total(ToLongFunction<TaskCounts> count) {
         synchronized (taskCounts) {
-            long sum = count.applyAsLong(retiredCounts);
+            return count.applyAsLong(retiredCounts) + liveTotal(count);
+        }
+    }
+
+    private long liveTotal(ToLongFunction<TaskCounts> count) {
+        synchronized (taskCounts) {
+            long sum = 0;
             for (TaskCounts counts : taskCounts) {
                 sum += count.applyAsLong(counts);
             }
@@ -166,18 +176,6 @@ public final class ShaperMetrics implements AutoCloseable {
 
     public void rejected(RejectReason reason) {
         rejected.get(reason).increment();
-    }
-
-    /** The queue gauge of a task that just started, counting {@code records} and {@code bytes} it restored. */
-    public TaskQueueGauge registerTaskQueue(long records, long bytes) {
-        TaskQueueGauge gauge = new TaskQueueGauge(this);
-        gauge.add(records, bytes);
-        taskQueues.add(gauge);
-        return gauge;
-    }
-
-    void unregister(TaskQueueGauge gauge) {
-        taskQueues.remove(gauge);
     }
 
     /** Times one Redis call. */

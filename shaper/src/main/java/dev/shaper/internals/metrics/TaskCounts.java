@@ -1,15 +1,16 @@
 package dev.shaper.internals.metrics;
 
 /**
- * What one stream task counts on its hot paths: records passed at once, queued and released, and the records it
- * sent to the output per wall-clock second. Only the task's stream thread writes, so a count is a plain add to a
- * field of its own. Meters shared by every stream thread took atomic updates per record instead, all threads on
- * the same cache lines (the release rate's current second above all): contention that grows with the stream
- * threads, and in some profiles, where the JIT had left the atomics' var-handle calls out of line, up to a fifth
- * of the shaping processor's CPU (the single-threaded benchmark showed no difference either way). The instance's
- * meters sum the tasks' counts when they are read ({@link ShaperMetrics}). The output per second reaches the
- * release-rate gauge in one add per task and second or tick: at the task's first record of a new second, and at
- * every release tick (so an idle task's last second is counted at most a tick late).
+ * What one stream task counts on its hot paths: records passed at once, queued and released, the records and
+ * bytes its queues hold, and the records it sent to the output per wall-clock second. Only the task's stream
+ * thread writes, so a count is a plain add to a field of its own. Meters shared by every stream thread took
+ * atomic updates per record instead, all threads on the same cache lines (the release rate's current second
+ * above all): contention that grows with the stream threads, and in some profiles, where the JIT had left the
+ * atomics' var-handle calls out of line, up to a fifth of the shaping processor's CPU (the single-threaded
+ * benchmark showed no difference either way). The instance's meters sum the tasks' counts when they are read
+ * ({@link ShaperMetrics}). The output per second reaches the release-rate gauge in one add per task and second
+ * or tick: at the task's first record of a new second, and at every release tick (so an idle task's last second
+ * is counted at most a tick late).
  */
 public final class TaskCounts {
 
@@ -18,13 +19,19 @@ public final class TaskCounts {
     private volatile long passed;
     private volatile long queued;
     private volatile long released;
+    /** What the task's queues hold now: the queue gauges count live tasks only. */
+    private volatile long queuedRecords;
+    private volatile long queuedBytes;
     /** The wall-clock second whose output {@link #outputInSecond} counts: [start, end) in milliseconds. */
     private long secondStartMs = Long.MAX_VALUE;
     private long secondEndMs = Long.MIN_VALUE;
     private long outputInSecond;
 
-    TaskCounts(ShaperMetrics owner) {
+    /** @param records records the task's queues hold at its start (restored), and {@code bytes} their size */
+    TaskCounts(ShaperMetrics owner, long records, long bytes) {
         this.owner = owner;
+        this.queuedRecords = records;
+        this.queuedBytes = bytes;
     }
 
     /** A record left at once, at wall time {@code wallMs}. */
@@ -33,13 +40,18 @@ public final class TaskCounts {
         output(wallMs);
     }
 
-    public void queued() {
+    /** A record of {@code storedBytes} joined its key's queue. */
+    public void queued(long storedBytes) {
         queued++;
+        queuedRecords++;
+        queuedBytes += storedBytes;
     }
 
-    /** A queued record left at wall time {@code wallMs} after waiting {@code waitedMs}. */
-    public void released(long wallMs, long waitedMs) {
+    /** A queued record of {@code storedBytes} left at wall time {@code wallMs} after waiting {@code waitedMs}. */
+    public void released(long wallMs, long waitedMs, long storedBytes) {
         released++;
+        queuedRecords--;
+        queuedBytes -= storedBytes;
         owner.recordQueueDelay(waitedMs);
         output(wallMs);
     }
@@ -50,13 +62,16 @@ public final class TaskCounts {
         toSecondOf(wallMs);
     }
 
-    /** The task closed (a rebalance moved it, or the instance stops): its counts stay in the instance's totals. */
+    /**
+     * The task closed (a rebalance moved it, or the instance stops): its counts stay in the instance's totals, its
+     * queues leave the gauges with it.
+     */
     public void close() {
         publishOutput();
         owner.retire(this);
     }
 
-    /** Adds what {@code other} counted (the totals of closed tasks, under the owner's lock). */
+    /** Adds what {@code other} counted, not its queues (the totals of closed tasks, under the owner's lock). */
     void absorb(TaskCounts other) {
         passed += other.passed;
         queued += other.queued;
@@ -73,6 +88,14 @@ public final class TaskCounts {
 
     long releasedCount() {
         return released;
+    }
+
+    long queuedRecords() {
+        return queuedRecords;
+    }
+
+    long queuedBytes() {
+        return queuedBytes;
     }
 
     private void output(long wallMs) {

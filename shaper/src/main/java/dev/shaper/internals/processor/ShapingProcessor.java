@@ -4,7 +4,6 @@ import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.metrics.TaskCounts;
-import dev.shaper.internals.metrics.TaskQueueGauge;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.Arrival;
 import dev.shaper.internals.shaping.KeyState;
@@ -56,7 +55,6 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     private KeyStateStore keyStates;
     private VirtualClock clock;
     private TotalRateLimiter total;
-    private TaskQueueGauge queueGauge;
     private TaskCounts counts;
     /** No queued record has a due before this: the drain starts here instead of wading through tombstones. */
     private Bytes scanFloor;
@@ -82,8 +80,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         this.total = new TotalRateLimiter(settings.taskTotalRate());
         this.scanFloor = ScheduleKeys.lowerBound(Long.MIN_VALUE);
         KeyStateStore.Totals restored = keyStates.queuedTotals();
-        this.queueGauge = metrics.registerTaskQueue(restored.records(), restored.bytes());
-        this.counts = metrics.registerTaskCounts();
+        this.counts = metrics.registerTaskCounts(restored.records(), restored.bytes());
         context.schedule(java.time.Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME,
                 this::release);
     }
@@ -118,8 +115,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             long storedSize = QueuedRecord.storedSize(key, stored);
             slot.update(enqueue.state().plusQueuedBytes(storedSize));
             schedule.put(key, enqueue.dueNanos(), stored);
-            counts.queued();
-            queueGauge.add(1, storedSize);
+            counts.queued(storedSize);
         } else if (arrival instanceof Arrival.Reject r) {
             reject(record, r.reason(), r.retryAfterMs(), r.detail());
         }
@@ -176,8 +172,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             HeaderValues.setOrRemove(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
             context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
                     settings.shapedChild());
-            counts.released(wallNow, waitedMs);
-            queueGauge.add(-1, -QueuedRecord.storedSize(key, entry.value()));
+            counts.released(wallNow, waitedMs, QueuedRecord.storedSize(key, entry.value()));
         }
         scanFloor = nextScanFloor(now, stoppedAt, firstHeldBack[0], schedule.firstOpenPosition());
         keyStates.evictIdle(now, EVICTION_SCAN_PER_TICK);
@@ -205,9 +200,6 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
 
     @Override
     public void close() {
-        if (queueGauge != null) {
-            queueGauge.close();
-        }
         if (counts != null) {
             counts.close();
         }

@@ -34,7 +34,7 @@ class GrafanaDashboardTest {
                 Duration.ofMillis(100), Duration.ofSeconds(1), System::nanoTime)) {
             metrics.bindAdmission(admission);
             metrics.redisCall("take", 1_000);
-            metrics.registerTaskCounts().released(System.currentTimeMillis(), 5);
+            metrics.registerTaskCounts(1, 100).released(System.currentTimeMillis(), 5, 100);
             String scrape = registry.scrape();
 
             // When: the dashboard's queries are read

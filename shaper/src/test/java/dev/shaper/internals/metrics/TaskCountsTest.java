@@ -18,26 +18,35 @@ class TaskCountsTest {
         return registry.get(name).functionCounter().count();
     }
 
+    private double gauge(String name) {
+        return registry.get(name).gauge().value();
+    }
+
     private double releaseRate() {
-        return registry.get(ShaperMetrics.RELEASE_RATE).gauge().value();
+        return gauge(ShaperMetrics.RELEASE_RATE);
     }
 
     @Test
     void theCountersSumTheTasksAndKeepAClosedTasksCounts() {
-        TaskCounts a = metrics.registerTaskCounts();
-        TaskCounts b = metrics.registerTaskCounts();
+        TaskCounts a = metrics.registerTaskCounts(0, 0);
+        TaskCounts b = metrics.registerTaskCounts(0, 0);
         a.passed(10_000);
-        a.queued();
-        b.queued();
-        b.released(10_000, 40);
+        a.queued(100);
+        b.queued(120);
+        b.released(10_000, 40, 120);
         assertThat(count(ShaperMetrics.PASSED)).isEqualTo(1);
         assertThat(count(ShaperMetrics.QUEUED)).isEqualTo(2);
         assertThat(count(ShaperMetrics.RELEASED)).isEqualTo(1);
+        assertThat(gauge(ShaperMetrics.QUEUE_RECORDS)).isEqualTo(1);
+        assertThat(gauge(ShaperMetrics.QUEUE_BYTES)).isEqualTo(100);
 
         // When: a task closes (a rebalance moved it); then: the counters do not go down
         a.close();
         assertThat(count(ShaperMetrics.PASSED)).isEqualTo(1);
         assertThat(count(ShaperMetrics.QUEUED)).isEqualTo(2);
+        // And: its queues leave the gauges with it
+        assertThat(gauge(ShaperMetrics.QUEUE_RECORDS)).isZero();
+        assertThat(gauge(ShaperMetrics.QUEUE_BYTES)).isZero();
         // And: closing twice counts nothing twice
         a.close();
         assertThat(count(ShaperMetrics.QUEUED)).isEqualTo(2);
@@ -46,12 +55,20 @@ class TaskCountsTest {
     }
 
     @Test
+    void aTaskStartsWithTheQueuesItRestored() {
+        TaskCounts task = metrics.registerTaskCounts(3, 300);
+        task.released(10_000, 5, 100);
+        assertThat(gauge(ShaperMetrics.QUEUE_RECORDS)).isEqualTo(2);
+        assertThat(gauge(ShaperMetrics.QUEUE_BYTES)).isEqualTo(200);
+    }
+
+    @Test
     void aSecondsOutputReachesTheReleaseRateWhenTheSecondIsOverEvenWithoutAnotherRecord() {
-        TaskCounts task = metrics.registerTaskCounts();
+        TaskCounts task = metrics.registerTaskCounts(0, 0);
         for (int i = 0; i < 30; i++) {
             task.passed(10_100);
         }
-        task.released(10_900, 5);
+        task.released(10_900, 5, 100);
         // While the second runs, the gauge leaves it out anyway
         wallMs.set(10_950);
         assertThat(releaseRate()).isZero();
@@ -66,7 +83,7 @@ class TaskCountsTest {
 
     @Test
     void aTickHandsOverTheOutputSoFarSoThatAQuietTasksSecondCountsWhenItIsOver() {
-        TaskCounts task = metrics.registerTaskCounts();
+        TaskCounts task = metrics.registerTaskCounts(0, 0);
         task.passed(10_100);
         task.passed(10_150);
         task.passed(10_190);
@@ -79,7 +96,7 @@ class TaskCountsTest {
 
     @Test
     void aClosingTaskHandsOverTheOutputOfItsLastSecond() {
-        TaskCounts task = metrics.registerTaskCounts();
+        TaskCounts task = metrics.registerTaskCounts(0, 0);
         task.passed(10_100);
         task.passed(10_200);
         task.close();
