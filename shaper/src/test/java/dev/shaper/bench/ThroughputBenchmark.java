@@ -91,8 +91,7 @@ public final class ThroughputBenchmark {
                 : Files.createDirectories(options.stateDir());
         boolean admitting = options.apps().stream().anyMatch(a -> a.admission() != null);
         try (KafkaBroker broker = KafkaBroker.start();
-             RedisServer redis = admitting && options.redisUri() == null ? RedisServer.start() : null;
-             RedisCpu redisCpu = admitting ? new RedisCpu(redis != null ? redis.uri() : options.redisUri()) : null) {
+             RedisServer redis = admitting && options.redisUri() == null ? RedisServer.start() : null) {
             header.add("broker: one local broker at " + broker.bootstrapServers()
                     + " (in-JVM KRaft unless a Docker engine was found), shared with the apps under test");
             String redisUri = redis != null ? redis.uri() : options.redisUri();
@@ -100,17 +99,19 @@ public final class ThroughputBenchmark {
                 header.add("redis: " + (redis != null ? "a redis-server started for the run at " + redisUri
                         : "given by --redis.uri") + "; admission rate 1e9/s, so the admission apps refuse nothing");
             }
-            ThroughputBenchmark bench = new ThroughputBenchmark(broker, options, stateRoot, redisUri, redisCpu);
-            if (options.warmupRecords() > 0) {
-                bench.warmUp();
-            }
-            for (int run = 0; run < options.repeat(); run++) {
-                for (String guarantee : options.guarantees()) {
-                    for (Scenario scenario : options.scenarios()) {
-                        for (BenchApp app : options.apps()) {
-                            Measurement m = bench.measure(guarantee, scenario, app, options.recordsFor(app));
-                            report("result", m);
-                            results.add(m);
+            try (RedisCpu redisCpu = admitting ? new RedisCpu(redisUri) : null) {
+                ThroughputBenchmark bench = new ThroughputBenchmark(broker, options, stateRoot, redisUri, redisCpu);
+                if (options.warmupRecords() > 0) {
+                    bench.warmUp();
+                }
+                for (int run = 0; run < options.repeat(); run++) {
+                    for (String guarantee : options.guarantees()) {
+                        for (Scenario scenario : options.scenarios()) {
+                            for (BenchApp app : options.apps()) {
+                                Measurement m = bench.measure(guarantee, scenario, app, options.recordsFor(app));
+                                report("result", m);
+                                results.add(m);
+                            }
                         }
                     }
                 }

@@ -100,7 +100,7 @@ public final class ScheduleStore extends WriteBehindStore {
     private final long maxSpanNanos;
     /** The runs that still hold records, by position. */
     private final TreeMap<Bytes, BufferedRun> runs = new TreeMap<>(ORDER);
-    /** Per record key, the run its next record joins, until that run is full. */
+    /** Per record key, the run its next record joins while it takes more ({@link BufferedRun#accepts}). */
     private final Map<Bytes, BufferedRun> tails = new HashMap<>();
     /** Records the runs hold: with the pending tombstones, what decides an early write. */
     private int buffered;
