@@ -112,6 +112,11 @@ public final class KeyStateStore extends WriteBehindStore {
     private final List<Slot> dirtySlots = new ArrayList<>();
     private long virtualNowNanos = Long.MIN_VALUE;
     private Long pendingClock;
+    /**
+     * How many slots in {@link #slots} have their state in the inner store. With {@link #untracked} false, zero
+     * means the inner store holds no key state at all, and then a commit need not write the virtual time.
+     */
+    private int storedSlotCount;
     private Bytes evictionCursor;
     /** When the next sweep pass may start (see {@link #MIN_PASS_INTERVAL_NANOS}). */
     private long nextPassNanos = Long.MIN_VALUE;
@@ -148,6 +153,7 @@ public final class KeyStateStore extends WriteBehindStore {
             slots.put(key, slot);
             if (raw != null) {
                 storedSlots.add(slot);
+                storedSlotCount++;
             }
             trimCleanSlots();
         }
@@ -232,7 +238,7 @@ public final class KeyStateStore extends WriteBehindStore {
             inner.putAll(deletes);
         }
         for (Slot slot : idleSlots) {
-            slot.inInner = false;
+            markNotStored(slot);
             slot.state = KeyState.ABSENT;
         }
         evictionCursor = exhausted || last == null ? null : Bytes.increment(last);
@@ -284,7 +290,7 @@ public final class KeyStateStore extends WriteBehindStore {
             }
             if (slot.state.isIdleAt(nowNanos)) {
                 deletes.add(KeyValue.pair(slot.key, null));
-                slot.inInner = false;
+                markNotStored(slot);
                 slot.state = KeyState.ABSENT;
             } else {
                 stillStored.add(slot);
@@ -325,6 +331,7 @@ public final class KeyStateStore extends WriteBehindStore {
                 excess--;
                 if (slot.inInner) {
                     storedSlots.remove(slot);
+                    storedSlotCount--;
                     untracked = true;
                     untrackedEvents++;
                 }
@@ -332,20 +339,22 @@ public final class KeyStateStore extends WriteBehindStore {
         }
     }
 
-    /** One write batch for the clock and the changed states; an idle state is dropped (a null, if stored). */
+    /**
+     * One write batch for the changed states and the clock; an idle state is dropped (a null, if stored). The
+     * virtual time is written only while the inner store may hold a key state: it means something only beside
+     * stored states (their times are virtual), and a queued record always has one. So traffic that never waits
+     * across a commit leaves the store, its changelog and the commit's transaction untouched. A clock left
+     * behind from earlier is harmless: with no state beside it, any start time decides alike.
+     */
     @Override
     protected void writeBuffer() {
         List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(dirtySlots.size() + 1);
-        if (pendingClock != null) {
-            batch.add(KeyValue.pair(CLOCK_KEY, ByteBuffer.allocate(Long.BYTES).putLong(pendingClock).array()));
-            pendingClock = null;
-        }
         for (Slot slot : dirtySlots) {
             slot.dirty = false;
             if (slot.state.isIdleAt(virtualNowNanos)) {
                 if (slot.inInner) {
                     batch.add(KeyValue.pair(slot.key, null));
-                    slot.inInner = false;
+                    markNotStored(slot);
                 }
                 slot.state = KeyState.ABSENT;
             } else if (slot.state.isIdleAt(LeakyBucket.saturatedAdd(virtualNowNanos, PERSIST_SLACK_NANOS))) {
@@ -353,24 +362,40 @@ public final class KeyStateStore extends WriteBehindStore {
                 // written. A stored older state of the key must go: it may still count queued records.
                 if (slot.inInner) {
                     batch.add(KeyValue.pair(slot.key, null));
-                    slot.inInner = false;
+                    markNotStored(slot);
                 }
             } else {
                 batch.add(KeyValue.pair(slot.key, KeyStateCodec.encode(slot.state)));
-                slot.inInner = true;
+                if (!slot.inInner) {
+                    slot.inInner = true;
+                    storedSlotCount++;
+                }
                 storedSlots.add(slot);
             }
         }
         dirtySlots.clear();
+        if (pendingClock != null && (untracked || storedSlotCount > 0)) {
+            batch.add(KeyValue.pair(CLOCK_KEY, ByteBuffer.allocate(Long.BYTES).putLong(pendingClock).array()));
+            pendingClock = null;
+        }
         if (!batch.isEmpty()) {
             inner.putAll(batch);
         }
         trimCleanSlots();
     }
 
+    /** The slot's state has left the inner store. */
+    private void markNotStored(Slot slot) {
+        if (slot.inInner) {
+            slot.inInner = false;
+            storedSlotCount--;
+        }
+    }
+
     @Override
     protected void discardBuffer() {
         slots.clear();
+        storedSlotCount = 0;
         dirtySlots.clear();
         pendingClock = null;
         evictionCursor = null;

@@ -201,4 +201,54 @@ class KeyStateStoreTest {
         assertThat(store.loadVirtualTime()).isEqualTo(42L);
         assertThat(store.storedKeyCount()).isZero();
     }
+
+    @Test
+    void shouldNotWriteTheVirtualTimeOnceTheStoreIsKnownToHoldNoState() {
+        // Given: a first sweep pass found the (fresh) store empty, so every stored state would have a slot
+        store.setVirtualNow(0);
+        store.evictIdle(0, 10);
+        // When: commits with states that never outlive them
+        store.saveVirtualTime(42);
+        store.put(k("a"), new KeyState(0, 0, 0, 0));
+        store.flushCache();
+        // Then: nothing is written, not even the clock
+        assertThat(inner.approximateNumEntries()).isZero();
+        assertThat(store.loadVirtualTime()).isNull();
+    }
+
+    @Test
+    void shouldWriteTheVirtualTimeWithEveryCommitWhileAStateIsStored() {
+        store.setVirtualNow(0);
+        store.evictIdle(0, 10);
+        // A state that outlives the commit takes the clock with it
+        store.saveVirtualTime(42);
+        store.put(k("a"), new KeyState(100 * MS, 0, 0, 0));
+        store.flushCache();
+        assertThat(store.loadVirtualTime()).isEqualTo(42L);
+        // While it is stored, later commits move the clock even when no state changed
+        store.saveVirtualTime(43);
+        store.flushCache();
+        assertThat(store.loadVirtualTime()).isEqualTo(43L);
+        // Once the sweep removed it, the clock stays where it was: nothing stored depends on it
+        store.setVirtualNow(200 * MS);
+        assertThat(store.evictIdle(KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
+        store.saveVirtualTime(44);
+        store.flushCache();
+        assertThat(store.loadVirtualTime()).isEqualTo(43L);
+        assertThat(store.storedKeyCount()).isZero();
+    }
+
+    @Test
+    void shouldWriteTheVirtualTimeWhileRestoredStatesMayBeUnknownToTheSlots() {
+        // Given: a state stored before a restart (the inner store keeps it; the layer forgets its slots)
+        store.setVirtualNow(0);
+        store.put(k("a"), new KeyState(100 * MS, 0, 0, 0));
+        store.flushCache();
+        store.clearCache();
+        // When: a commit before any sweep pass
+        store.saveVirtualTime(7);
+        store.flushCache();
+        // Then: the clock is written, for the state no slot knows of
+        assertThat(store.loadVirtualTime()).isEqualTo(7L);
+    }
 }
