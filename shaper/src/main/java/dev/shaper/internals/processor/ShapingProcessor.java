@@ -114,7 +114,12 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
                     .encode();
             long storedSize = QueuedRecord.storedSize(key, stored);
             slot.update(enqueue.state().plusQueuedBytes(storedSize));
-            schedule.put(key, enqueue.dueNanos(), stored);
+            if (schedule.put(key, enqueue.dueNanos(), stored)) {
+                // Queued records reached RocksDB ahead of the commit: their keys' states and the virtual time
+                // their dues count in go with them. Under exactly-once it is all one transaction anyway; under
+                // at-least-once a crash before the commit would otherwise restore records without either.
+                keyStates.flushCache();
+            }
             counts.queued(storedSize);
         } else if (arrival instanceof Arrival.Reject r) {
             reject(record, r.reason(), r.retryAfterMs(), r.detail());

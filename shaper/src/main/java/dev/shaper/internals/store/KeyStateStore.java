@@ -155,7 +155,7 @@ public final class KeyStateStore extends WriteBehindStore {
                 storedSlots.add(slot);
                 storedSlotCount++;
             }
-            trimCleanSlots();
+            trimCleanSlots(slot);
         }
         return slot;
     }
@@ -319,14 +319,16 @@ public final class KeyStateStore extends WriteBehindStore {
     /**
      * Drops the least recently used clean slots beyond the limit. Not a slot whose state lives in memory only and
      * still matters (one a commit did not write because it falls idle within {@link #PERSIST_SLACK_NANOS}): the
-     * inner store could not give it back, and forgetting it would let its key's next record leave early.
+     * inner store could not give it back, and forgetting it would let its key's next record leave early. Nor
+     * {@code handedOut}, the slot {@link #slot} is about to return: its caller will update it, and an update of a
+     * slot no longer in memory would be lost until the commit and then written behind the layer's back.
      */
-    private void trimCleanSlots() {
+    private void trimCleanSlots(Slot handedOut) {
         int excess = slots.size() - dirtySlots.size() - maxCleanSlots;
         Iterator<Slot> it = slots.values().iterator();
         while (excess > 0 && it.hasNext()) {
             Slot slot = it.next();
-            if (!slot.dirty && (slot.inInner || slot.state.isIdleAt(virtualNowNanos))) {
+            if (slot != handedOut && !slot.dirty && (slot.inInner || slot.state.isIdleAt(virtualNowNanos))) {
                 it.remove();
                 excess--;
                 if (slot.inInner) {
@@ -381,7 +383,7 @@ public final class KeyStateStore extends WriteBehindStore {
         if (!batch.isEmpty()) {
             inner.putAll(batch);
         }
-        trimCleanSlots();
+        trimCleanSlots(null);
     }
 
     /** The slot's state has left the inner store. */

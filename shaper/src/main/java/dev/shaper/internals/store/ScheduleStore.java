@@ -128,8 +128,13 @@ public final class ScheduleStore extends WriteBehindStore {
         this.maxSpanNanos = maxSpanNanos;
     }
 
-    /** Queues a record of {@code recordKey}, due later than every record of that key queued before it. */
-    public void put(byte[] recordKey, long dueNanos, byte[] queuedRecord) {
+    /**
+     * Queues a record of {@code recordKey}, due later than every record of that key queued before it.
+     *
+     * @return true if the buffer overflowed and everything pending was written to the inner store now, ahead of
+     *         the commit; the caller should then write the states these records depend on too
+     */
+    public boolean put(byte[] recordKey, long dueNanos, byte[] queuedRecord) {
         Bytes key = Bytes.wrap(recordKey);
         BufferedRun run = tails.get(key);
         if (run == null || !run.accepts(dueNanos, maxSpanNanos)) {
@@ -140,7 +145,9 @@ public final class ScheduleStore extends WriteBehindStore {
         run.append(dueNanos, queuedRecord);
         if (++buffered + removed.size() > maxBuffered) {
             writeBuffer();
+            return true;
         }
+        return false;
     }
 
     /**

@@ -193,6 +193,24 @@ class KeyStateStoreTest {
     }
 
     @Test
+    void shouldNeverDropTheSlotItHandsOut() {
+        // Given: three states kept in memory only (they fall idle within the slack), filling the three clean slots
+        store.setVirtualNow(100);
+        KeyState almostIdle = new KeyState(100 + KeyStateStore.PERSIST_SLACK_NANOS, 0, 0, 0);
+        for (String key : new String[] {"a", "b", "c"}) {
+            store.put(k(key), almostIdle);
+        }
+        store.flushCache();
+        // When: a fourth key's slot is handed out (one slot over the limit, and the older ones may not go) and updated
+        KeyState state = new KeyState(100 * MS, 0, 0, 0);
+        store.slot(k("d")).update(state);
+        // Then: the update is where the next lookup finds it, and the commit writes it
+        assertThat(store.get(k("d"))).isEqualTo(state);
+        store.flushCache();
+        assertThat(inner.get(KeyStateStore.storeKey(k("d")))).isNotNull();
+    }
+
+    @Test
     void shouldPersistTheVirtualTimeAtCommitOnly() {
         assertThat(store.loadVirtualTime()).isNull();
         store.saveVirtualTime(42);

@@ -44,6 +44,11 @@ class ScheduleStoreTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** A record key. */
+    private static byte[] k(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
     private static final Bytes ALL_FROM = ScheduleKeys.lowerBound(Long.MIN_VALUE);
     /** Above every schedule key of the keys these tests use, those due at Long.MAX_VALUE included. */
     private static final Bytes ALL_TO = Bytes.wrap(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1});
@@ -181,8 +186,8 @@ class ScheduleStoreTest {
         put(1, "c", "c1");
         put(2, "a", "a2");
         put(3, "a", "a3");
-        put(10, "a", "a10");
-        put(11, "a", "a11"); // five buffered, the limit is four: written early
+        assertThat(store.put(k("a"), 10, v("a10"))).isFalse(); // four buffered: the limit
+        assertThat(store.put(k("a"), 11, v("a11"))).isTrue(); // five buffered: written early, and put says so
         assertThat(storedKeys()).containsExactly(key(1, "c"), key(2, "a"));
         assertThat(releaseUpTo(3)).containsExactly("c1", "a2", "a3"); // c's segment gone, a's released in part
         put(6, "b", "b6");
