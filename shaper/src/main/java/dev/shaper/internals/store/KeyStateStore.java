@@ -67,10 +67,9 @@ public final class KeyStateStore extends WriteBehindStore {
         /** What another stage keeps in memory for this key; see {@link #attachment()}. */
         private Object attachment;
 
-        private Slot(Bytes key, KeyState state, boolean inInner) {
+        private Slot(Bytes key, KeyState state) {
             this.key = key;
             this.state = state;
-            this.inInner = inInner;
         }
 
         public KeyState state() {
@@ -149,11 +148,10 @@ public final class KeyStateStore extends WriteBehindStore {
         if (slot == null) {
             Bytes stored = storeKey(recordKey);
             byte[] raw = inner.get(stored);
-            slot = new Slot(stored, raw == null ? KeyState.ABSENT : KeyStateCodec.decode(raw), raw != null);
+            slot = new Slot(stored, raw == null ? KeyState.ABSENT : KeyStateCodec.decode(raw));
             slots.put(key, slot);
             if (raw != null) {
-                storedSlots.add(slot);
-                storedSlotCount++;
+                markStored(slot);
             }
             trimCleanSlots(slot);
         }
@@ -368,11 +366,7 @@ public final class KeyStateStore extends WriteBehindStore {
                 }
             } else {
                 batch.add(KeyValue.pair(slot.key, KeyStateCodec.encode(slot.state)));
-                if (!slot.inInner) {
-                    slot.inInner = true;
-                    storedSlotCount++;
-                }
-                storedSlots.add(slot);
+                markStored(slot);
             }
         }
         dirtySlots.clear();
@@ -384,6 +378,19 @@ public final class KeyStateStore extends WriteBehindStore {
             inner.putAll(batch);
         }
         trimCleanSlots(null);
+    }
+
+    /**
+     * The slot's state is in the inner store (again): the sweep looks at it, and {@link #storedSlotCount} counts it
+     * once. Every change of {@code inInner} goes through here or {@link #markNotStored}, and a stored slot that
+     * {@link #trimCleanSlots} drops from memory leaves the count with it, so the count stays exact.
+     */
+    private void markStored(Slot slot) {
+        if (!slot.inInner) {
+            slot.inInner = true;
+            storedSlotCount++;
+        }
+        storedSlots.add(slot);
     }
 
     /** The slot's state has left the inner store. */
