@@ -2,6 +2,7 @@ package dev.shaper.internals.admission;
 
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -84,6 +85,10 @@ public final class AdmissionController implements AutoCloseable {
             }
             background.scheduleWithFixedDelay(this::monitor, pingInterval.toMillis(), pingInterval.toMillis(),
                     TimeUnit.MILLISECONDS);
+            // A reconnect is the likeliest moment Redis answers again: ping then too, not only at the next tick.
+            // With the tick alone RedisOutageIT measured 250-510 ms back to Redis at a 250 ms interval (two
+            // intervals are promised); with this, 100-150 ms.
+            redis.onConnected(this::monitorSoon);
             if (mode == AdmissionMode.BATCHED) {
                 background.scheduleWithFixedDelay(this::sync, syncInterval.toMillis(), syncInterval.toMillis(),
                         TimeUnit.MILLISECONDS);
@@ -197,6 +202,15 @@ public final class AdmissionController implements AutoCloseable {
             switchesToLocal.incrementAndGet();
             LOG.warn("Admission: Redis {} failed ({}); admitting from local buckets at 1/{} of each rate until it"
                     + " answers again", redis.description(), cause.getMessage(), liveInstances());
+        }
+    }
+
+    /** Runs {@link #monitor} on the background thread as soon as it is free; nothing once closing. */
+    private void monitorSoon() {
+        try {
+            background.execute(this::monitor);
+        } catch (RejectedExecutionException closing) {
+            // close() has shut the background thread down: nobody needs the answer any more
         }
     }
 

@@ -2,8 +2,10 @@ package dev.shaper.internals.admission;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -15,6 +17,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,6 +72,19 @@ public final class RedisTokenBuckets implements AutoCloseable {
      */
     public static Duration reconnectDelayFor(Duration pingInterval) {
         return pingInterval.dividedBy(5);
+    }
+
+    /**
+     * Runs {@code action} whenever one of this client's connections to Redis is established, the first time or
+     * again after an outage. It runs on a Lettuce I/O thread, so it must hand its work over rather than block.
+     */
+    public void onConnected(Runnable action) {
+        client.addListener(new RedisConnectionStateListener() {
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
+                action.run();
+            }
+        });
     }
 
     /** The URI without its password, for logs. */
