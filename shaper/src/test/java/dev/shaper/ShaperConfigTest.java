@@ -62,6 +62,29 @@ class ShaperConfigTest {
     }
 
     @Test
+    void restoreConsumerWaitsBrieflyForEmptyChangelogsUnlessTheUserSaysOtherwise() {
+        Properties defaults = withClientBasics(new ShaperConfig(Map.of()).streamsProperties());
+        StreamsConfig streams = new StreamsConfig(defaults);
+        assertThat(streams.getRestoreConsumerConfigs("client")).containsEntry("fetch.max.wait.ms", "50");
+        // The main consumer keeps Kafka's long poll: the shorter wait is for the restore consumer only.
+        assertThat(streams.getMainConsumerConfigs("group", "client", 0)).doesNotContainEntry("fetch.max.wait.ms", "50");
+
+        for (String userKey : new String[] {"fetch.max.wait.ms", "consumer.fetch.max.wait.ms",
+                "restore.consumer.fetch.max.wait.ms"}) {
+            Properties props = withClientBasics(new ShaperConfig(Map.of(userKey, "200")).streamsProperties());
+            assertThat(new StreamsConfig(props).getRestoreConsumerConfigs("client"))
+                    .as("restore consumer with the user's %s", userKey)
+                    .containsEntry("fetch.max.wait.ms", "200");
+        }
+    }
+
+    private static Properties withClientBasics(Properties props) {
+        props.put("application.id", "shaper-test");
+        props.put("bootstrap.servers", "localhost:9092");
+        return props;
+    }
+
+    @Test
     void shouldNameTheKeyTheValueAndTheExpectationOfABadValue() {
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_RATE_CONFIG, "0")))
                 .isInstanceOf(ConfigException.class)
