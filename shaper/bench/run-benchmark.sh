@@ -6,10 +6,16 @@
 #   shaper/bench/run-benchmark.sh --records=500000 --guarantees=exactly_once_v2,at_least_once
 #   shaper/bench/run-benchmark.sh --help               all options (dev.shaper.bench.BenchmarkOptions)
 #
+# Each app type runs in a JVM of its own, started at its first measurement and kept warm for the whole run;
+# the broker, the input loader and the output counter run in the benchmark's JVM (--app.jvm=shared puts the
+# apps there too, as before).
+#
 # Environment:
 #   BENCH_JAVA_OPTS  JVM options of the benchmark JVM (default: -Xms4g -Xmx4g -XX:+AlwaysPreTouch: a heap
 #                    that grows during the run makes the apps pay the kernel for zeroing fresh pages, up to a
 #                    quarter of a stream thread's time in a profile, and the app that allocates more pays more)
+#   BENCH_APP_JAVA_OPTS  JVM options of the apps' JVMs (default: -Xms2g -Xmx2g -XX:+AlwaysPreTouch), e.g. to
+#                    attach a profiler to them
 #   BENCH_JFR=1      record a JFR profile to shaper/target/benchmark.jfr
 #   BENCH_BROKER     "embedded" (default: in-JVM KRaft broker) or "auto" (a Testcontainers broker if Docker runs)
 #   MVN, MVN_ARGS    the Maven command and extra Maven arguments (e.g. MVN_ARGS=-o)
@@ -26,7 +32,7 @@ args=()
 for a in "$@"; do
   case "$a" in
     --quick) args+=(--records=200000 --warmup.records=20000 --warmup.rounds=1) ;;
-    --help|-h) sed -n '2,16p' "$0"; args+=(--help) ;;
+    --help|-h) sed -n '2,22p' "$0"; args+=(--help) ;;
     *) args+=("$a") ;;
   esac
 done
@@ -47,6 +53,10 @@ fi
 java_opts+=("-Dlogback.configurationFile=$here/logback-bench.xml")
 if [[ "${BENCH_BROKER:-embedded}" == embedded ]]; then
   java_opts+=(-Dshaper.test.broker=embedded)
+fi
+
+if [[ -n "${BENCH_APP_JAVA_OPTS:-}" ]]; then
+  args=("--app.jvm.opts=$BENCH_APP_JAVA_OPTS" ${args[@]+"${args[@]}"})
 fi
 
 exec java "${java_opts[@]}" -cp "$classpath" dev.shaper.bench.ThroughputBenchmark \

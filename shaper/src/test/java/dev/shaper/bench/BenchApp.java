@@ -9,7 +9,9 @@ import dev.shaper.internals.rules.RuleBook;
 import java.util.List;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * The applications under test. All get their Kafka Streams settings from the same
@@ -63,6 +65,32 @@ enum BenchApp {
         }
     },
 
+    /**
+     * The naive queue the issue's targets were set against: every record is put into a logged RocksDB store
+     * (Kafka's own, record cache off) and, at the next 100 ms wall-clock punctuation (the shaper's default tick),
+     * forwarded with the queue header and deleted: a put, a delete and two changelog records per record, and no
+     * rate at all. A yardstick for the shaper's queued runs, not a shaper.
+     */
+    NAIVE_QUEUE("naive-queue", false, null) {
+        @Override
+        Topology topology(ShaperConfig config, int partitions, AdmissionController admission) {
+            Topology topology = new Topology();
+            topology.addSource("source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
+                    config.inputTopic());
+            topology.addProcessor("naive-queue", NaiveQueueProcessor::new, "source");
+            topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(NaiveQueueProcessor.STORE),
+                    Serdes.Long(), Serdes.ByteArray()).withCachingDisabled(), "naive-queue");
+            topology.addSink("sink", config.outputTopic(), new ByteArraySerializer(), new ByteArraySerializer(),
+                    "naive-queue");
+            return topology;
+        }
+
+        @Override
+        boolean hasStore() {
+            return true;
+        }
+    },
+
     /** The shaper's own topology, with the default rule of the scenario and no per-key rules. */
     SHAPER("shaper", true, null),
 
@@ -90,7 +118,7 @@ enum BenchApp {
             }
         }
         throw new IllegalArgumentException("unknown app \"" + label + "\"; expected one of pass-through,"
-                + " pass-through+header, shaper, shaper+batched, shaper+strict");
+                + " pass-through+header, naive-queue, shaper, shaper+batched, shaper+strict");
     }
 
     /** The admission mode this app measures, or null for none. */
@@ -104,6 +132,11 @@ enum BenchApp {
 
     /** Whether the application is the shaper (which has a rejected topic and shaping settings). */
     boolean shapes() {
+        return shapes;
+    }
+
+    /** Whether the application keeps a logged store, whose changelog bytes the results show. */
+    boolean hasStore() {
         return shapes;
     }
 

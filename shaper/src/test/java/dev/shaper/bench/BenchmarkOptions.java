@@ -38,12 +38,22 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param strictRecords    records for the strict-admission app, whose Redis call per record makes it far slower
  * @param redisUri         Redis of the admission apps; null to start a redis-server for the run
  * @param repeat           how many times every measurement runs (interleaved, so drift hits all apps alike)
+ * @param appJvm           "worker": each app type in a JVM of its own; "shared": the apps in the benchmark's JVM,
+ *                         beside the broker
+ * @param appJvmOptions    options of the apps' JVMs (with {@code appJvm} "worker")
  */
 public record BenchmarkOptions(long records, int keys, int partitions, int valueBytes, int runLength,
                                double queuedRate, List<Scenario> scenarios, List<String> guarantees,
                                long warmupRecords, int warmupRounds, long timeoutSeconds, Path resultsFile, Path stateDir,
                                Map<String, String> streamsOverrides, List<BenchApp> apps, long strictRecords,
-                               String redisUri, int repeat) {
+                               String redisUri, int repeat, String appJvm, List<String> appJvmOptions) {
+
+    /**
+     * Options of the apps' JVMs: a fixed, pre-touched heap, so that no app pays the kernel for zeroing pages its
+     * heap grows into during a run (in a profile up to a quarter of a stream thread, more for the app that
+     * allocates more).
+     */
+    static final String DEFAULT_APP_JVM_OPTIONS = "-Xms2g -Xmx2g -XX:+AlwaysPreTouch";
 
     /** Share of a warm-up round's time spent compiling below which the JIT counts as settled. */
     public static final double SETTLED_JIT_SHARE = 0.05;
@@ -52,7 +62,7 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
     private static final String STREAMS_PREFIX = "streams.";
     private static final Set<String> NAMES = Set.of("records", "keys", "partitions", "value.bytes", "run.length",
             "queued.rate", "scenarios", "guarantees", "warmup.records", "warmup.rounds", "timeout.s", "results.file", "state.dir",
-            "apps", "strict.records", "redis.uri", "repeat");
+            "apps", "strict.records", "redis.uri", "repeat", "app.jvm", "app.jvm.opts");
 
     public BenchmarkOptions {
         require(records > 0, "records must be > 0");
@@ -72,7 +82,10 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
         require(!apps.isEmpty(), "apps must not be empty");
         require(strictRecords > 0, "strict.records must be > 0");
         require(repeat > 0, "repeat must be > 0");
+        require(appJvm.equals("worker") || appJvm.equals("shared"), "app.jvm must be worker or shared, got \""
+                + appJvm + "\"");
         apps = List.copyOf(apps);
+        appJvmOptions = List.copyOf(appJvmOptions);
     }
 
     /** Records to measure {@code app} with. */
@@ -113,8 +126,8 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                         .map(String::trim).filter(s -> !s.isEmpty()).map(Scenario::byName).toList(),
                 Arrays.stream(given.getOrDefault("guarantees", StreamsConfig.EXACTLY_ONCE_V2).split(","))
                         .map(String::trim).filter(s -> !s.isEmpty()).map(BenchmarkOptions::guarantee).toList(),
-                parseLong(given, "warmup.records", 200_000),
-                (int) parseLong(given, "warmup.rounds", 6),
+                parseLong(given, "warmup.records", 1_000_000),
+                (int) parseLong(given, "warmup.rounds", 8),
                 parseLong(given, "timeout.s", 900),
                 Path.of(given.getOrDefault("results.file", "target/benchmark-results.txt")),
                 given.containsKey("state.dir") ? Path.of(given.get("state.dir")) : null,
@@ -123,7 +136,9 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                         .map(String::trim).filter(s -> !s.isEmpty()).map(BenchApp::byLabel).toList(),
                 parseLong(given, "strict.records", 100_000),
                 given.get("redis.uri"),
-                (int) parseLong(given, "repeat", 3));
+                (int) parseLong(given, "repeat", 3),
+                given.getOrDefault("app.jvm", "worker"),
+                appJvmOptions(given.getOrDefault("app.jvm.opts", DEFAULT_APP_JVM_OPTIONS), systemProperties));
     }
 
     /** The options, one line each, for the header of the results. */
@@ -154,18 +169,35 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                   --queued.rate=1000       per-key rate (records/s) in the queued scenario
                   --scenarios=unqueued,queued
                   --guarantees=exactly_once_v2   (comma-separated; at_least_once also allowed)
-                  --warmup.records=200000  records of each untimed warm-up run (every app, every scenario); 0: none
-                  --warmup.rounds=6        most warm-up rounds; they stop once a round spent < 5 % of its time in JIT
+                  --warmup.records=1000000 records of each untimed warm-up run (every app, every scenario); 0: none
+                  --warmup.rounds=8        most warm-up rounds; an app is warm once its round spent < 5 % of its time
+                                           in its JVM's JIT (with --app.jvm=shared: once all apps' round did)
                   --timeout.s=900          per measurement
                   --results.file=target/benchmark-results.txt
                   --state.dir=<dir>        parent of the apps' state directories (default: a temporary one)
                   --streams.<key>=<value>  a Kafka Streams setting for both apps (e.g. --streams.commit.interval.ms=200)
                   --apps=pass-through,shaper   also: pass-through+header (the baseline plus the two headers shaped records carry),
+                                           naive-queue (a put and a delete per record in a logged store, all released
+                                           every 100 ms: the yardstick the issue's queued target came from),
                                            shaper+batched, shaper+strict (admission on Redis, admitting all)
                   --strict.records=100000  records for shaper+strict (one Redis call per record)
                   --redis.uri=<uri>        Redis for the admission apps (default: a redis-server started for the run)
                   --repeat=3               runs of every measurement, interleaved; the ratios use the medians
+                  --app.jvm=worker         worker: each app type in a JVM of its own (the broker, loader and counter
+                                           stay in this one); shared: the apps in this JVM, beside the broker
+                  --app.jvm.opts="-Xms2g -Xmx2g -XX:+AlwaysPreTouch"   options of the apps' JVMs
                 """;
+    }
+
+    /** The apps' JVM options: the given ones, plus this JVM's logging configuration, if it has one. */
+    private static List<String> appJvmOptions(String given, Properties systemProperties) {
+        List<String> options = new ArrayList<>(Arrays.stream(given.trim().split("\\s+")).filter(o -> !o.isEmpty())
+                .toList());
+        String logging = systemProperties.getProperty("logback.configurationFile");
+        if (logging != null && options.stream().noneMatch(o -> o.startsWith("-Dlogback.configurationFile="))) {
+            options.add("-Dlogback.configurationFile=" + logging);
+        }
+        return options;
     }
 
     private static String guarantee(String name) {

@@ -24,7 +24,7 @@ final class ResultTable {
                 fixed(m.firstOutputSeconds(), 2), fixed(m.inputDoneSeconds(), 2), fixed(m.totalSeconds(), 2), fixed(m.recordsPerSecond(), 0),
                 fixed(m.steadyRecordsPerSecond(), 0), fixed(m.streamThreadCpuMicrosPerRecord(), 1),
                 fixed(m.appThreadsCpuSeconds() * 1e6 / m.records(), 1),
-                m.app().shapes() ? fixed(m.changelogBytesPerRecord(), 0) : "-",
+                m.app().hasStore() ? fixed(m.changelogBytesPerRecord(), 0) : "-",
                 m.app().shapes() ? fixed(100 * m.queuedFraction(), 2) + " %" : "-",
                 m.app().shapes() ? fixed(m.queue().meanMs(), 0) + "/" + m.queue().p50Ms() + "/" + m.queue().p99Ms()
                         + "/" + m.queue().maxMs() : "-",

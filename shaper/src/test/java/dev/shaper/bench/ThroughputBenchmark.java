@@ -1,36 +1,27 @@
 package dev.shaper.bench;
 
-import dev.shaper.ShaperApplication;
 import dev.shaper.ShaperConfig;
-import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.testsupport.KafkaBroker;
 import dev.shaper.testsupport.RedisServer;
-import java.io.IOException;
-import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 
 /**
  * Throughput of the shaper against a pass-through Kafka Streams application on the same broker, in the same
- * run: records/s from {@code KafkaStreams.start()} until the last output record is committed.
+ * run: records/s from {@code KafkaStreams.start()} until the last output record is committed. The broker, the
+ * input loader and the output counter run in this JVM; each application type runs in a JVM of its own
+ * ({@link WorkerProcesses}) unless {@code --app.jvm=shared}.
  *
  * <p>Every measurement uses fresh topics (all with the same partition count) and a fresh
  * {@code application.id}; its input is loaded completely before the application starts; a
@@ -44,7 +35,6 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
  */
 public final class ThroughputBenchmark {
 
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
     private static final long PROGRESS_EVERY_MS = 2_000;
 
     private final KafkaBroker broker;
@@ -54,6 +44,7 @@ public final class ThroughputBenchmark {
     /** What redis-server spent, for the admission apps; null without them. */
     private final RedisCpu redisCpu;
     private int sequence;
+    private AppRunner runner;
 
     private ThroughputBenchmark(KafkaBroker broker, BenchmarkOptions options, Path stateRoot, String redisUri,
                                 RedisCpu redisCpu) {
@@ -101,24 +92,29 @@ public final class ThroughputBenchmark {
             }
             try (RedisCpu redisCpu = admitting ? new RedisCpu(redisUri) : null) {
                 ThroughputBenchmark bench = new ThroughputBenchmark(broker, options, stateRoot, redisUri, redisCpu);
-                if (options.warmupRecords() > 0) {
-                    bench.warmUp();
-                }
-                for (int run = 0; run < options.repeat(); run++) {
-                    for (String guarantee : options.guarantees()) {
-                        for (Scenario scenario : options.scenarios()) {
-                            for (BenchApp app : options.apps()) {
-                                Measurement m = bench.measure(guarantee, scenario, app, options.recordsFor(app));
-                                report("result", m);
-                                results.add(m);
+                try {
+                    header.add(bench.runner().describe());
+                    if (options.warmupRecords() > 0) {
+                        bench.warmUp();
+                    }
+                    for (int run = 0; run < options.repeat(); run++) {
+                        for (String guarantee : options.guarantees()) {
+                            for (Scenario scenario : options.scenarios()) {
+                                for (BenchApp app : options.apps()) {
+                                    Measurement m = bench.measure(guarantee, scenario, app, options.recordsFor(app));
+                                    report("result", m);
+                                    results.add(m);
+                                }
                             }
                         }
                     }
+                } finally {
+                    bench.runner().close();
                 }
             }
         } finally {
             if (tempStateRoot) {
-                deleteRecursively(stateRoot);
+                AppRun.deleteRecursively(stateRoot);
             }
         }
         header.add("load average at end " + String.format(Locale.ROOT, "%.1f", loadAverage()));
@@ -134,34 +130,49 @@ public final class ThroughputBenchmark {
     }
 
     /**
-     * Runs every app in every scenario, untimed, until the JIT has compiled what they run: a round that
-     * spent under {@link BenchmarkOptions#SETTLED_JIT_SHARE} of its time compiling ends the warm-up. One round
-     * is not enough: the compilers still took a third of the 2 cores in the first timed runs.
+     * Runs every app in every scenario, untimed, until the JIT has compiled what it runs: an app whose round
+     * spent under {@link BenchmarkOptions#SETTLED_JIT_SHARE} of its time compiling is warm and sits out the
+     * later rounds. (The JIT time is that of the JVM the app runs in; with {@code --app.jvm=shared}, of the
+     * JVM all of them share, so there every app waits for the slowest.) One round of small runs was not enough:
+     * the compilers still took a third of the 2 cores in the first timed runs.
      */
     private void warmUp() throws Exception {
         String guarantee = options.guarantees().get(0);
-        for (int round = 1; round <= options.warmupRounds(); round++) {
-            double seconds = 0;
-            double jit = 0;
+        List<BenchApp> cold = new ArrayList<>(options.apps());
+        for (int round = 1; round <= options.warmupRounds() && !cold.isEmpty(); round++) {
+            Map<BenchApp, double[]> jitAndSeconds = new HashMap<>();
             for (Scenario scenario : options.scenarios()) {
-                for (BenchApp app : options.apps()) {
+                for (BenchApp app : cold) {
                     Measurement m = measure(guarantee, scenario, app,
                             Math.min(options.warmupRecords(), options.recordsFor(app)));
                     report("warm-up " + round, m);
+                    double[] sums = jitAndSeconds.computeIfAbsent(app, a -> new double[2]);
                     if (m.ok()) {
-                        seconds += m.totalSeconds();
-                        jit += m.jitSeconds();
+                        sums[0] += m.jitSeconds();
+                        sums[1] += m.totalSeconds();
+                    } else {
+                        sums[0] = Double.POSITIVE_INFINITY; // a failed run proves nothing
                     }
                 }
             }
-            boolean settled = jit < BenchmarkOptions.SETTLED_JIT_SHARE * seconds;
-            System.out.printf(Locale.ROOT, "warm-up round %d: JIT compiled for %.2f s of %.2f s%s%n", round, jit,
-                    seconds, settled ? ": settled" : "");
-            if (settled) {
-                return;
+            for (BenchApp app : List.copyOf(cold)) {
+                double[] sums = jitAndSeconds.get(app);
+                boolean settled = sums[0] < BenchmarkOptions.SETTLED_JIT_SHARE * sums[1];
+                System.out.printf(Locale.ROOT, "warm-up round %d, %s: JIT compiled for %.2f s of %.2f s%s%n", round,
+                        app.label(), sums[0], sums[1], settled ? ": settled" : "");
+                if (settled && options.appJvm().equals("worker")) {
+                    cold.remove(app);
+                }
+            }
+            if (!options.appJvm().equals("worker") && jitAndSeconds.values().stream()
+                    .allMatch(sums -> sums[0] < BenchmarkOptions.SETTLED_JIT_SHARE * sums[1])) {
+                cold.clear();
             }
         }
-        System.out.println("warm-up: the JIT had not settled after " + options.warmupRounds() + " rounds");
+        if (!cold.isEmpty()) {
+            System.out.println("warm-up: the JIT had not settled after " + options.warmupRounds() + " rounds for "
+                    + cold.stream().map(BenchApp::label).toList());
+        }
     }
 
     /** Loads a fresh input topic, runs {@code app} over it until all its output is committed, and cleans up. */
@@ -197,24 +208,12 @@ public final class ThroughputBenchmark {
             settings.put(ShaperConfig.ADMISSION_MODE_CONFIG, app.admission().name().toLowerCase(Locale.ROOT));
             settings.put(ShaperConfig.REDIS_URI_CONFIG, redisUri);
         }
-        ShaperConfig config = new ShaperConfig(settings);
-        AdmissionController admission = app.admission() == null ? null : ShaperApplication.createAdmission(config);
-
-        AtomicReference<Throwable> streamsFailure = new AtomicReference<>();
-        KafkaStreams streams = new KafkaStreams(app.topology(config, options.partitions(), admission),
-                config.streamsProperties());
-        streams.setUncaughtExceptionHandler(e -> {
-            streamsFailure.compareAndSet(null, e);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
+        AppRunner runner = runner();
         String error = null;
         double firstOutputSeconds = Double.NaN;
         double inputDoneSeconds = Double.NaN;
         double totalSeconds = Double.NaN;
-        double streamThreadCpu = 0;
-        double appThreadsCpu = 0;
-        double changelogBytes = 0;
-        double jitSeconds = Double.NaN;
+        AppFigures figures = null;
         OutputCounter counter = new OutputCounter(broker.bootstrapServers(), output, rejected,
                 options.partitions(), records);
         Admin admin = broker.admin();
@@ -222,15 +221,14 @@ public final class ThroughputBenchmark {
         try {
             counter.start();
             double redisCpuStart = redisCpu != null && app.admission() != null ? redisCpu.seconds() : Double.NaN;
-            long jitStart = compilationMillis();
-            ThreadCpuSnapshot cpuStart = ThreadCpuSnapshot.take();
-            long start = System.nanoTime();
+            long ownJitStart = AppRun.compilationMillis();
+            ThreadCpuSnapshot ownCpuStart = ThreadCpuSnapshot.take();
             inputProgress.start();
-            streams.start();
+            long start = runner.start(app, settings, options.partitions());
             long deadline = start + TimeUnit.SECONDS.toNanos(options.timeoutSeconds());
             while (!counter.awaitComplete(PROGRESS_EVERY_MS)) {
-                if (streamsFailure.get() != null || streams.state() == KafkaStreams.State.ERROR) {
-                    error = "Kafka Streams failed: " + streamsFailure.get();
+                error = runner.failure();
+                if (error != null) {
                     break;
                 }
                 if (counter.failure() != null) {
@@ -240,7 +238,7 @@ public final class ThroughputBenchmark {
                 long now = System.nanoTime();
                 System.out.printf(Locale.ROOT, "  %s: after %.1f s: %d/%d out, %d input committed (state %s)%n", id,
                         (now - start) / 1e9, counter.shaped() + counter.rejected(), records,
-                        inputProgress.committed(), streams.state());
+                        inputProgress.committed(), runner.state());
                 if (now > deadline) {
                     error = "timeout after " + options.timeoutSeconds() + " s";
                     break;
@@ -251,9 +249,11 @@ public final class ThroughputBenchmark {
             }
             if (error == null) {
                 totalSeconds = (counter.completeNanos() - start) / 1e9;
-                jitSeconds = (compilationMillis() - jitStart) / 1e3;
-                printCpuBreakdown(id, records, ThreadCpuSnapshot.take().secondsSince(cpuStart));
-                printProducerBatching(id, streams);
+                figures = runner.figures();
+                Map<String, Double> ownCpu = ThreadCpuSnapshot.take().secondsSince(ownCpuStart);
+                printCpuBreakdown(id, records, figures.cpuSeconds(), runner instanceof AppRunner.InProcess ? null
+                        : ownCpu, (AppRun.compilationMillis() - ownJitStart) / 1e3);
+                System.out.println("  " + id + ": producer: " + figures.producerBatching());
                 if (!Double.isNaN(redisCpuStart)) {
                     System.out.printf(Locale.ROOT, "  %s: redis-server CPU us/record %.2f (outside the JVM; for a"
                             + " --redis.uri, all of that server's load)%n", id,
@@ -271,106 +271,55 @@ public final class ThroughputBenchmark {
             if (counter.firstOutputNanos() != 0) {
                 firstOutputSeconds = (counter.firstOutputNanos() - start) / 1e9;
             }
-            double[] cpu = threadCpuSeconds(id);
-            streamThreadCpu = cpu[0];
-            appThreadsCpu = cpu[1];
-            changelogBytes = changelogBytesSent(streams);
+        } catch (Exception e) {
+            error = error != null ? error : e.toString();
         } finally {
             inputProgress.close();
             admin.close();
-            streams.close(CLOSE_TIMEOUT);
-            if (admission != null) {
-                admission.close();
+            try {
+                runner.stop();
+            } catch (Exception e) {
+                System.out.println("  (could not stop " + id + " cleanly: " + e + ")");
             }
-            streams.cleanUp();
-            deleteRecursively(stateRoot.resolve(id));
             counter.close();
             deleteTopics(id);
         }
         return new Measurement(guarantee, scenario, app, records, counter.shaped(), counter.rejected(),
-                firstOutputSeconds, inputDoneSeconds, totalSeconds, streamThreadCpu, appThreadsCpu, changelogBytes,
-                counter.queueStats(), loadAverage(), jitSeconds, error);
+                firstOutputSeconds, inputDoneSeconds, totalSeconds,
+                figures == null ? 0 : figures.streamThreadCpuSeconds(),
+                figures == null ? 0 : figures.appThreadsCpuSeconds(), figures == null ? 0 : figures.changelogBytes(),
+                counter.queueStats(), loadAverage(), figures == null ? Double.NaN : figures.jitSeconds(), error);
+    }
+
+    /** Where the applications run ({@code --app.jvm}); the worker JVMs are started at first use. */
+    private AppRunner runner() {
+        if (runner == null) {
+            runner = options.appJvm().equals("shared") ? new AppRunner.InProcess()
+                    : new WorkerProcesses(options.appJvmOptions());
+        }
+        return runner;
     }
 
     /**
-     * Where the CPU of the whole JVM (broker, apps, JIT, GC, RocksDB) went during the measurement, per thread
-     * group, in microseconds per record: on a machine whose cores all of them share, an app's throughput
-     * depends on the CPU it makes the others spend too.
+     * Where the CPU went during the measurement, per thread group, in microseconds per record: the app's JVM
+     * (with {@code --app.jvm=shared} also the broker, the loader and the output counter) and, with the app in a
+     * JVM of its own, the benchmark's JVM (broker, counter) and its JIT. On a machine whose cores all of them
+     * share, an app's throughput depends on the CPU it makes the others spend too.
      */
-    private static void printCpuBreakdown(String id, long records, Map<String, Double> seconds) {
-        double total = seconds.values().stream().mapToDouble(Double::doubleValue).sum();
+    private static void printCpuBreakdown(String id, long records, Map<String, Double> app, Map<String, Double> own,
+                                          double ownJitSeconds) {
+        double total = app.values().stream().mapToDouble(Double::doubleValue).sum()
+                + (own == null ? 0 : own.values().stream().mapToDouble(Double::doubleValue).sum());
         StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
-                "  %s: CPU us/record, all threads %.2f:", id, total * 1e6 / records));
-        seconds.entrySet().stream().limit(10).forEach(e -> line.append(String.format(Locale.ROOT, " %s %.2f;",
+                "  %s: CPU us/record, all threads %.2f;%s", id, total * 1e6 / records, own == null ? "" : " app JVM:"));
+        app.entrySet().stream().limit(10).forEach(e -> line.append(String.format(Locale.ROOT, " %s %.2f;",
                 e.getKey(), e.getValue() * 1e6 / records)));
+        if (own != null) {
+            line.append(String.format(Locale.ROOT, " benchmark JVM (JIT %.2f s):", ownJitSeconds));
+            own.entrySet().stream().limit(8).forEach(e -> line.append(String.format(Locale.ROOT, " %s %.2f;",
+                    e.getKey(), e.getValue() * 1e6 / records)));
+        }
         System.out.println(line);
-    }
-
-    /**
-     * How the app's producer batched: requests and records per request decide much of the broker's CPU per
-     * record, and they depend on how fast the app appends (a slower app sends smaller batches, more often).
-     */
-    private static void printProducerBatching(String id, KafkaStreams streams) {
-        Map<String, Double> values = new HashMap<>();
-        streams.metrics().forEach((name, metric) -> {
-            if (name.group().equals("producer-metrics") && metric.metricValue() instanceof Double value) {
-                values.put(name.name(), value);
-            }
-        });
-        System.out.printf(Locale.ROOT, "  %s: producer: %.0f requests, %.1f records/request, batch %.0f B avg,"
-                        + " record %.0f B avg%n", id, values.getOrDefault("request-total", Double.NaN),
-                values.getOrDefault("records-per-request-avg", Double.NaN),
-                values.getOrDefault("batch-size-avg", Double.NaN), values.getOrDefault("record-size-avg", Double.NaN));
-    }
-
-    /** Milliseconds the JIT compilers have spent so far, or 0 where the JVM does not tell. */
-    private static long compilationMillis() {
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
-    }
-
-    /**
-     * Bytes the application's producers sent to its changelog topics, from the producers' own per-topic metric
-     * ({@code producer-topic-metrics}, {@code byte-total}): what keeping the queues cost the broker (batch bytes,
-     * tombstones included). Read before the application closes.
-     */
-    private static double changelogBytesSent(KafkaStreams streams) {
-        double bytes = 0;
-        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> e
-                : streams.metrics().entrySet()) {
-            org.apache.kafka.common.MetricName name = e.getKey();
-            String topic = name.tags().get("topic");
-            if (name.group().equals("producer-topic-metrics") && name.name().equals("byte-total") && topic != null
-                    && topic.endsWith("-changelog") && e.getValue().metricValue() instanceof Double value) {
-                bytes += value;
-            }
-        }
-        return bytes;
-    }
-
-    /**
-     * CPU seconds of the application's Java threads: [0] its stream threads, [1] every thread whose name
-     * contains the application id. Read before the application closes, while its threads still exist.
-     */
-    private static double[] threadCpuSeconds(String applicationId) {
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        double stream = 0;
-        double all = 0;
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            String name = t.getName();
-            if (!name.contains(applicationId)) {
-                continue;
-            }
-            long nanos = mx.getThreadCpuTime(t.getId());
-            if (nanos < 0) {
-                continue;
-            }
-            all += nanos / 1e9;
-            if (name.matches(".*-StreamThread-\\d+")) {
-                stream += nanos / 1e9;
-            }
-        }
-        return new double[] {stream, all};
     }
 
     /** Deletes the measurement's topics, internal ones included, so later measurements start on a lean broker. */
@@ -397,16 +346,5 @@ public final class ThroughputBenchmark {
 
     private static double loadAverage() {
         return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-    }
-
-    private static void deleteRecursively(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

@@ -1,0 +1,62 @@
+package dev.shaper.bench;
+
+import dev.shaper.ShaperHeaders;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.ContextualProcessor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The naive queue of {@link BenchApp#NAIVE_QUEUE}: each record is put into the store under a sequence number
+ * (its key and value in one entry), and every 100 ms of wall-clock time all stored records are forwarded in
+ * arrival order, each deleted on its own.
+ */
+final class NaiveQueueProcessor extends ContextualProcessor<byte[], byte[], byte[], byte[]> {
+
+    static final String STORE = "naive-queue";
+    private static final byte[] QUEUED = "1".getBytes(StandardCharsets.UTF_8);
+
+    private KeyValueStore<Long, byte[]> store;
+    private long sequence;
+
+    @Override
+    public void init(ProcessorContext<byte[], byte[]> context) {
+        super.init(context);
+        store = context.getStateStore(STORE);
+        context.schedule(Duration.ofMillis(100), PunctuationType.WALL_CLOCK_TIME, now -> releaseAll());
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        byte[] key = record.key();
+        byte[] value = record.value();
+        store.put(sequence++, ByteBuffer.allocate(4 + key.length + value.length).putInt(key.length).put(key)
+                .put(value).array());
+    }
+
+    private void releaseAll() {
+        List<KeyValue<Long, byte[]>> stored = new ArrayList<>();
+        try (KeyValueIterator<Long, byte[]> it = store.all()) {
+            it.forEachRemaining(stored::add);
+        }
+        for (KeyValue<Long, byte[]> entry : stored) {
+            ByteBuffer buffer = ByteBuffer.wrap(entry.value);
+            byte[] key = new byte[buffer.getInt()];
+            buffer.get(key);
+            byte[] value = new byte[buffer.remaining()];
+            buffer.get(value);
+            Record<byte[], byte[]> out = new Record<>(key, value, context().currentSystemTimeMs());
+            out.headers().add(ShaperHeaders.QUEUED_MS, QUEUED);
+            context().forward(out);
+            store.delete(entry.key);
+        }
+    }
+}
