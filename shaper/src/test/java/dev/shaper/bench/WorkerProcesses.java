@@ -136,8 +136,14 @@ final class WorkerProcesses implements AppRunner {
                     StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = out.readLine()) != null) {
-                    if (line.startsWith(AppWorker.ANSWER)) {
-                        answers.add(line.substring(AppWorker.ANSWER.length()));
+                    // The JVM itself writes to the same pipe (-XX:+PrintCompilation, say), so an answer may
+                    // follow a part line of its; one write of a line is atomic, so the answer is whole.
+                    int answer = line.indexOf(AppWorker.ANSWER);
+                    if (answer > 0) {
+                        System.out.println("[" + app.label() + " JVM] " + line.substring(0, answer));
+                    }
+                    if (answer >= 0) {
+                        answers.add(line.substring(answer + AppWorker.ANSWER.length()));
                     } else {
                         System.out.println("[" + app.label() + " JVM] " + line);
                     }
