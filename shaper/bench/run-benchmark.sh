@@ -16,7 +16,9 @@
 #                    quarter of a stream thread's time in a profile, and the app that allocates more pays more)
 #   BENCH_APP_JAVA_OPTS  JVM options of the apps' JVMs (default: -Xms2g -Xmx2g -XX:+AlwaysPreTouch), e.g. to
 #                    attach a profiler to them
-#   BENCH_JFR=1      record a JFR profile to shaper/target/benchmark.jfr
+#   BENCH_JFR=1      record a JFR profile of the benchmark's JVM (broker, loader, counter; the apps too only with
+#                    --app.jvm=shared) to shaper/target/benchmark.jfr; profile the apps' JVMs through
+#                    BENCH_APP_JAVA_OPTS, with %p in the file name (see shaper/bench/README.md)
 #   BENCH_BROKER     "embedded" (default: in-JVM KRaft broker) or "auto" (a Testcontainers broker if Docker runs)
 #   MVN, MVN_ARGS    the Maven command and extra Maven arguments (e.g. MVN_ARGS=-o)
 #
@@ -32,7 +34,7 @@ args=()
 for a in "$@"; do
   case "$a" in
     --quick) args+=(--records=200000 --warmup.records=20000 --warmup.rounds=1) ;;
-    --help|-h) sed -n '2,22p' "$0"; args+=(--help) ;;
+    --help|-h) sed -n '2,24p' "$0"; args+=(--help) ;;
     *) args+=("$a") ;;
   esac
 done

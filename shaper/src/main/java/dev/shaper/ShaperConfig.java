@@ -258,7 +258,9 @@ public final class ShaperConfig extends AbstractConfig {
         // until the next millisecond, twice per loop, while its running tasks get a sliver of a core: at the
         // start of the benchmark's shaper the last of four tasks took 1.1 s to restore nothing, and the stream
         // thread spent 0.6 s of CPU spinning. At 50 ms the four tasks restore within 0.1-0.2 s. The cost is idle
-        // standby replicas asking the broker 20 times a second instead of twice.
+        // standby replicas asking the broker 20 times a second instead of twice. (Kafka Streams also hands the
+        // other clients this prefixed key as an unknown custom setting, as it does the shaper's own keys: each
+        // logs it once as unused.)
         putRestoreConsumerDefault(props, ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
         // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
         props.put("processing.exception.handler.global.enabled", "true");

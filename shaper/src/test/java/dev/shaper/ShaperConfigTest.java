@@ -67,7 +67,12 @@ class ShaperConfigTest {
         StreamsConfig streams = new StreamsConfig(defaults);
         assertThat(streams.getRestoreConsumerConfigs("client")).containsEntry("fetch.max.wait.ms", "50");
         // The main consumer keeps Kafka's long poll: the shorter wait is for the restore consumer only.
-        assertThat(streams.getMainConsumerConfigs("group", "client", 0)).doesNotContainEntry("fetch.max.wait.ms", "50");
+        assertThat(streams.getMainConsumerConfigs("group", "client", 0)).doesNotContainKey("fetch.max.wait.ms");
+        // A setting for the main consumer alone leaves the restore consumer's default in place.
+        Properties mainOnly = withClientBasics(new ShaperConfig(Map.of("main.consumer.fetch.max.wait.ms", "200"))
+                .streamsProperties());
+        assertThat(new StreamsConfig(mainOnly).getRestoreConsumerConfigs("client"))
+                .containsEntry("fetch.max.wait.ms", "50");
 
         for (String userKey : new String[] {"fetch.max.wait.ms", "consumer.fetch.max.wait.ms",
                 "restore.consumer.fetch.max.wait.ms"}) {

@@ -49,7 +49,14 @@ final class AppRun {
         this.applicationId = settings.get(StreamsConfig.APPLICATION_ID_CONFIG);
         this.stateDir = Path.of(settings.get(StreamsConfig.STATE_DIR_CONFIG));
         this.admission = app.admission() == null ? null : ShaperApplication.createAdmission(config);
-        this.streams = new KafkaStreams(app.topology(config, partitions, admission), config.streamsProperties());
+        try {
+            this.streams = new KafkaStreams(app.topology(config, partitions, admission), config.streamsProperties());
+        } catch (RuntimeException e) {
+            if (admission != null) {
+                admission.close();
+            }
+            throw e;
+        }
         streams.setUncaughtExceptionHandler(e -> {
             failure.compareAndSet(null, e);
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
@@ -86,17 +93,27 @@ final class AppRun {
         return new AppFigures(jit, cpu, threads[0], threads[1], changelogBytesSent(streams), producerBatching(streams));
     }
 
-    /** Closes the application and removes its local state. */
+    /**
+     * Closes the application and removes its local state.
+     *
+     * @throws IllegalStateException if it did not close in time: its threads may still run, and the JVM
+     *                               that holds it should go (see {@link WorkerProcesses#stop})
+     */
     void close() throws IOException {
+        boolean closed;
         try {
-            streams.close(CLOSE_TIMEOUT);
+            closed = streams.close(CLOSE_TIMEOUT);
         } finally {
             if (admission != null) {
                 admission.close();
             }
-            streams.cleanUp();
-            deleteRecursively(stateDir);
         }
+        if (!closed) {
+            throw new IllegalStateException(applicationId + " did not close within " + CLOSE_TIMEOUT.toSeconds()
+                    + " s");
+        }
+        streams.cleanUp();
+        deleteRecursively(stateDir);
     }
 
     /**

@@ -38,7 +38,8 @@ interface AppRunner extends AutoCloseable {
         private AppRun run;
 
         @Override
-        public long start(BenchApp app, Map<String, String> settings, int partitions) {
+        public long start(BenchApp app, Map<String, String> settings, int partitions) throws Exception {
+            stop(); // an app left by a failed measurement must not run on beside this one
             run = new AppRun(app, settings, partitions);
             return run.start();
         }

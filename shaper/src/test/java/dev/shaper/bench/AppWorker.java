@@ -17,9 +17,12 @@ import java.util.Map;
  * measurement of the shared JVM, and one app's classes made another's call sites megamorphic), and so that its
  * heap and its collector serve it alone, as in production.
  *
- * <p>Protocol, one JSON object per line: commands on standard input ({@code start}, {@code failure},
- * {@code figures}, {@code stop}), answers on standard output after the marker {@link #ANSWER}; anything else the
- * JVM prints (logs) goes through unchanged. End of input ends the worker.
+ * <p>Protocol, one JSON object per line: commands on standard input, each with an {@code id} and an
+ * {@code op}: {@code start} (answers {@code startNanos}), {@code status} ({@code failure}, null while the app
+ * runs, and its Kafka Streams {@code state}), {@code figures} ({@link AppFigures}), {@code stop}; the answer,
+ * with the command's {@code id} (and an {@code error} if it failed), on standard output after the marker
+ * {@link #ANSWER}. Anything else the JVM prints (logs) goes through unchanged. End of input stops the app and
+ * ends the worker.
  */
 public final class AppWorker {
 
@@ -47,7 +50,7 @@ public final class AppWorker {
                         answer.put("startNanos", runner.start(BenchApp.byLabel(command.get("app").asText()),
                                 settings, command.get("partitions").asInt()));
                     }
-                    case "failure" -> {
+                    case "status" -> {
                         answer.put("failure", runner.failure());
                         answer.put("state", runner.state());
                     }
@@ -58,9 +61,13 @@ public final class AppWorker {
             } catch (Exception e) {
                 answer.put("error", e.toString());
             }
+            answer.put("id", command.path("id").asLong());
             out.println(ANSWER + json.writeValueAsString(answer));
         }
-        runner.stop();
-        System.exit(0);
+        try {
+            runner.stop();
+        } finally {
+            System.exit(0); // Kafka's non-daemon threads of an app that would not close must not keep it alive
+        }
     }
 }

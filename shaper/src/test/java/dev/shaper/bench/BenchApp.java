@@ -67,9 +67,9 @@ enum BenchApp {
 
     /**
      * The naive queue the issue's targets were set against: every record is put into a logged RocksDB store
-     * (Kafka's own, record cache off) and, at the next 100 ms wall-clock punctuation (the shaper's default tick),
-     * forwarded with the queue header and deleted: a put, a delete and two changelog records per record, and no
-     * rate at all. A yardstick for the shaper's queued runs, not a shaper.
+     * (Kafka's own, record cache off) and, at the next wall-clock punctuation (every {@code shaper.shaping.tick.ms},
+     * as the shaper's, 100 ms by default), forwarded with the queue header and deleted: a put, a delete and two
+     * changelog records per record, and no rate at all. A yardstick for the shaper's queued runs, not a shaper.
      */
     NAIVE_QUEUE("naive-queue", false, null) {
         @Override
@@ -77,7 +77,8 @@ enum BenchApp {
             Topology topology = new Topology();
             topology.addSource("source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
                     config.inputTopic());
-            topology.addProcessor("naive-queue", NaiveQueueProcessor::new, "source");
+            long tickMs = config.tickMs();
+            topology.addProcessor("naive-queue", () -> new NaiveQueueProcessor(tickMs), "source");
             topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(NaiveQueueProcessor.STORE),
                     Serdes.Long(), Serdes.ByteArray()).withCachingDisabled(), "naive-queue");
             topology.addSink("sink", config.outputTopic(), new ByteArraySerializer(), new ByteArraySerializer(),

@@ -26,9 +26,10 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param guarantees       Kafka Streams processing guarantees to measure each scenario with
  * @param warmupRecords    records of each untimed warm-up measurement (every application, every scenario,
  *                         first guarantee); 0 skips the warm-up
- * @param warmupRounds     most warm-up rounds: rounds repeat until the JIT compilers spent under
- *                         {@value #SETTLED_JIT_SHARE} of a round's time compiling (on 2 cores, compiling
- *                         takes CPU from the app measured, and more from the app with more code to compile)
+ * @param warmupRounds     most warm-up rounds: an app warms up until the JIT compilers of its JVM spent under
+ *                         {@value #SETTLED_JIT_SHARE} of its round's time compiling (with {@code appJvm}
+ *                         "shared", until that holds for every app's round); on 2 cores, compiling takes CPU
+ *                         from the app measured, and more from the app with more code to compile
  * @param timeoutSeconds   longest wait for one measurement's output
  * @param resultsFile      where the results table is written (besides standard output)
  * @param stateDir         parent of the applications' state directories (each is deleted after its

@@ -26,7 +26,7 @@ import org.apache.kafka.streams.StreamsConfig;
  * <p>Every measurement uses fresh topics (all with the same partition count) and a fresh
  * {@code application.id}; its input is loaded completely before the application starts; a
  * {@code read_committed} consumer ({@link OutputCounter}) counts the output and stops the clock when every
- * input record has come out. Both applications take their Kafka Streams settings from
+ * input record has come out. Every application ({@link BenchApp}) takes its Kafka Streams settings from
  * {@link ShaperConfig#streamsProperties()} (exactly-once v2 unless told otherwise), so they differ only in
  * their topology. See {@link Scenario} for the two load patterns and {@link BenchmarkOptions} for the options.
  *
@@ -159,7 +159,8 @@ public final class ThroughputBenchmark {
                 double[] sums = jitAndSeconds.get(app);
                 boolean settled = sums[0] < BenchmarkOptions.SETTLED_JIT_SHARE * sums[1];
                 System.out.printf(Locale.ROOT, "warm-up round %d, %s: JIT compiled for %.2f s of %.2f s%s%n", round,
-                        app.label(), sums[0], sums[1], settled ? ": settled" : "");
+                        app.label(), sums[0], sums[1], !settled ? "" : options.appJvm().equals("worker")
+                                ? ": settled" : ": settled (shared JVM: until every app is)");
                 if (settled && options.appJvm().equals("worker")) {
                     cold.remove(app);
                 }
@@ -304,7 +305,9 @@ public final class ThroughputBenchmark {
      * Where the CPU went during the measurement, per thread group, in microseconds per record: the app's JVM
      * (with {@code --app.jvm=shared} also the broker, the loader and the output counter) and, with the app in a
      * JVM of its own, the benchmark's JVM (broker, counter) and its JIT. On a machine whose cores all of them
-     * share, an app's throughput depends on the CPU it makes the others spend too.
+     * share, an app's throughput depends on the CPU it makes the others spend too. (The benchmark JVM's window
+     * opens just before it asks the worker to start the app, so it also holds the few milliseconds in which the
+     * worker builds the app; the app JVM's window opens at {@code KafkaStreams.start()}.)
      */
     private static void printCpuBreakdown(String id, long records, Map<String, Double> app, Map<String, Double> own,
                                           double ownJitSeconds) {

@@ -26,6 +26,8 @@ import java.util.concurrent.TimeUnit;
 final class WorkerProcesses implements AppRunner {
 
     private static final long ANSWER_TIMEOUT_S = 300;
+    /** Put in a worker's answer queue when its output ends (it exited or died). */
+    private static final String END_OF_OUTPUT = "<end of output>";
 
     private final ObjectMapper json = new ObjectMapper();
     private final List<String> jvmOptions;
@@ -48,20 +50,19 @@ final class WorkerProcesses implements AppRunner {
                 .put("partitions", partitions);
         ObjectNode values = command.putObject("settings");
         settings.forEach(values::put);
-        JsonNode answer = worker.call(command);
-        running = worker;
-        return answer.get("startNanos").asLong();
+        running = worker; // before the call: a start that fails half-way must still be stopped
+        return worker.call(command).get("startNanos").asLong();
     }
 
     @Override
     public String failure() throws Exception {
-        JsonNode failure = running.call(json.createObjectNode().put("op", "failure")).get("failure");
+        JsonNode failure = running.call(json.createObjectNode().put("op", "status")).get("failure");
         return failure == null || failure.isNull() ? null : failure.asText();
     }
 
     @Override
     public String state() throws Exception {
-        return running.call(json.createObjectNode().put("op", "failure")).path("state").asText();
+        return running.call(json.createObjectNode().put("op", "status")).path("state").asText();
     }
 
     @Override
@@ -70,12 +71,24 @@ final class WorkerProcesses implements AppRunner {
                 AppFigures.class);
     }
 
+    /**
+     * Stops the running app. A worker that cannot (its app did not close, the JVM died or stopped answering) is
+     * killed and forgotten, so that no app of an earlier measurement runs on beside a later one; the next
+     * measurement of its type starts a fresh JVM.
+     */
     @Override
     public void stop() throws Exception {
         Worker stopping = running;
         running = null;
-        if (stopping != null) {
+        if (stopping == null) {
+            return;
+        }
+        try {
             stopping.call(json.createObjectNode().put("op", "stop"));
+        } catch (Exception e) {
+            workers.remove(stopping.app, stopping);
+            stopping.kill();
+            throw e;
         }
     }
 
@@ -97,6 +110,7 @@ final class WorkerProcesses implements AppRunner {
         private final Process process;
         private final Writer commands;
         private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+        private long lastCommand;
 
         Worker(BenchApp app) throws IOException {
             this.app = app;
@@ -114,21 +128,40 @@ final class WorkerProcesses implements AppRunner {
             System.out.println("started a JVM for " + app.label() + " (pid " + process.pid() + ")");
         }
 
+        /**
+         * Sends {@code command} and waits for its answer, matched by id: an answer that arrives after its
+         * command timed out is skipped, not taken for the next command's.
+         */
         JsonNode call(ObjectNode command) throws Exception {
+            long id = ++lastCommand;
+            command.put("id", id);
             commands.write(json.writeValueAsString(command) + "\n");
             commands.flush();
-            String line = answers.poll(ANSWER_TIMEOUT_S, TimeUnit.SECONDS);
-            if (line == null) {
-                throw new IllegalStateException("the " + app.label() + " JVM did not answer " + command
-                        + (process.isAlive() ? " in " + ANSWER_TIMEOUT_S + " s" : ": it exited with "
-                        + process.exitValue()));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ANSWER_TIMEOUT_S);
+            while (true) {
+                String line = answers.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (line != null && line.equals(END_OF_OUTPUT)) {
+                    answers.add(END_OF_OUTPUT); // for the next caller too
+                }
+                if (line == null || line.equals(END_OF_OUTPUT)) {
+                    throw new IllegalStateException("the " + app.label() + " JVM did not answer " + command
+                            + (line == null ? " in " + ANSWER_TIMEOUT_S + " s" : ": its output ended"
+                            + (process.isAlive() ? "" : ", exit code " + process.waitFor())));
+                }
+                JsonNode answer = json.readTree(line);
+                if (answer.path("id").asLong() != id) {
+                    continue; // the late answer to a command that timed out
+                }
+                if (answer.hasNonNull("error")) {
+                    throw new IllegalStateException("the " + app.label() + " JVM failed " + command.get("op")
+                            + ": " + answer.get("error").asText());
+                }
+                return answer;
             }
-            JsonNode answer = json.readTree(line);
-            if (answer.hasNonNull("error")) {
-                throw new IllegalStateException("the " + app.label() + " JVM failed " + command.get("op") + ": "
-                        + answer.get("error").asText());
-            }
-            return answer;
+        }
+
+        void kill() {
+            process.destroyForcibly();
         }
 
         private void readOutput() {
@@ -150,6 +183,8 @@ final class WorkerProcesses implements AppRunner {
                 }
             } catch (IOException e) {
                 System.out.println("[" + app.label() + " JVM] output ended: " + e);
+            } finally {
+                answers.add(END_OF_OUTPUT); // a caller waiting for an answer learns at once that none will come
             }
         }
 
