@@ -34,7 +34,7 @@ final class ResultTable {
         }
         appendAligned(out, rows);
 
-        out.append("\nshaper apps / pass-through (same guarantee, scenario and input layout; medians over the"
+        out.append("\nthe apps / pass-through and / shaper (same guarantee, scenario and input layout; medians over the"
                 + " repetitions, which ran interleaved):\n");
         List<String[]> ratios = new ArrayList<>();
         ratios.add(new String[] {"guarantee", "scenario", "app", "runs", "app rec/s", "pass-through rec/s", "ratio",
@@ -44,10 +44,8 @@ final class ResultTable {
                 continue;
             }
             List<Measurement> runs = group(measurements, shaper, shaper.app());
+            // Without the pass-through in the run (an A/B of two shaper apps, say) only "app / shaper" is known.
             List<Measurement> passes = group(measurements, shaper, BenchApp.PASS_THROUGH);
-            if (passes.isEmpty()) {
-                continue;
-            }
             double app = median(runs.stream().mapToDouble(Measurement::recordsPerSecond).toArray());
             double pass = median(passes.stream().mapToDouble(Measurement::recordsPerSecond).toArray());
             double steady = median(runs.stream().mapToDouble(Measurement::steadyRecordsPerSecond).toArray())
@@ -55,8 +53,8 @@ final class ResultTable {
             double appCpu = median(runs.stream().mapToDouble(Measurement::streamThreadCpuMicrosPerRecord).toArray());
             double passCpu = median(passes.stream().mapToDouble(Measurement::streamThreadCpuMicrosPerRecord)
                     .toArray());
-            double lowest = Double.MAX_VALUE;
-            double highest = 0;
+            double lowest = passes.isEmpty() ? Double.NaN : Double.MAX_VALUE;
+            double highest = passes.isEmpty() ? Double.NaN : 0;
             for (int i = 0; i < Math.min(runs.size(), passes.size()); i++) {
                 double r = runs.get(i).recordsPerSecond() / passes.get(i).recordsPerSecond();
                 lowest = Math.min(lowest, r);
