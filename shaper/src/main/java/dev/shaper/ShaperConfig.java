@@ -275,9 +275,7 @@ public final class ShaperConfig extends AbstractConfig {
      * default would silently override a user's plain {@code linger.ms}; a user's prefixed key overrides it anyway.
      */
     private void putProducerDefault(Properties props, String key, String value) {
-        if (!streamsSettings.containsKey(key)) {
-            props.put(StreamsConfig.producerPrefix(key), value);
-        }
+        putClientDefault(props, StreamsConfig.producerPrefix(key), value, key);
     }
 
     /**
@@ -286,9 +284,20 @@ public final class ShaperConfig extends AbstractConfig {
      * {@code restore.consumer.} (which overrides the default anyway).
      */
     private void putRestoreConsumerDefault(Properties props, String key, String value) {
-        if (!streamsSettings.containsKey(key) && !streamsSettings.containsKey(StreamsConfig.consumerPrefix(key))) {
-            props.put(StreamsConfig.restoreConsumerPrefix(key), value);
+        putClientDefault(props, StreamsConfig.restoreConsumerPrefix(key), value, key, StreamsConfig.consumerPrefix(key));
+    }
+
+    /**
+     * Sets {@code prefixedKey} to the shaper's default unless the user set one of {@code userForms}, the other keys
+     * that reach the same client setting; the user's own {@code prefixedKey} replaces the default anyway.
+     */
+    private void putClientDefault(Properties props, String prefixedKey, String value, String... userForms) {
+        for (String form : userForms) {
+            if (streamsSettings.containsKey(form)) {
+                return;
+            }
         }
+        props.put(prefixedKey, value);
     }
 
     /** The default leaky-bucket rule, from the {@code shaper.shaping.*} keys. */

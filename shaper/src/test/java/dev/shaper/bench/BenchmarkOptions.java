@@ -89,6 +89,11 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
         appJvmOptions = List.copyOf(appJvmOptions);
     }
 
+    /** Whether each app type runs in a JVM of its own ({@code --app.jvm=worker}), not in the benchmark's. */
+    public boolean appsInOwnJvms() {
+        return appJvm.equals("worker");
+    }
+
     /** Records to measure {@code app} with. */
     public long recordsFor(BenchApp app) {
         return app == BenchApp.SHAPER_STRICT ? Math.min(records, strictRecords) : records;

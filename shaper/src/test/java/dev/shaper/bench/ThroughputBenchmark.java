@@ -138,6 +138,7 @@ public final class ThroughputBenchmark {
      */
     private void warmUp() throws Exception {
         String guarantee = options.guarantees().get(0);
+        boolean ownJvms = options.appsInOwnJvms();
         List<BenchApp> cold = new ArrayList<>(options.apps());
         for (int round = 1; round <= options.warmupRounds() && !cold.isEmpty(); round++) {
             Map<BenchApp, double[]> jitAndSeconds = new HashMap<>();
@@ -155,18 +156,21 @@ public final class ThroughputBenchmark {
                     }
                 }
             }
-            for (BenchApp app : List.copyOf(cold)) {
+            List<BenchApp> settled = new ArrayList<>();
+            for (BenchApp app : cold) {
                 double[] sums = jitAndSeconds.get(app);
-                boolean settled = sums[0] < BenchmarkOptions.SETTLED_JIT_SHARE * sums[1];
+                boolean warm = sums[0] < BenchmarkOptions.SETTLED_JIT_SHARE * sums[1];
                 System.out.printf(Locale.ROOT, "warm-up round %d, %s: JIT compiled for %.2f s of %.2f s%s%n", round,
-                        app.label(), sums[0], sums[1], !settled ? "" : options.appJvm().equals("worker")
+                        app.label(), sums[0], sums[1], !warm ? "" : ownJvms
                                 ? ": settled" : ": settled (shared JVM: until every app is)");
-                if (settled && options.appJvm().equals("worker")) {
-                    cold.remove(app);
+                if (warm) {
+                    settled.add(app);
                 }
             }
-            if (!options.appJvm().equals("worker") && jitAndSeconds.values().stream()
-                    .allMatch(sums -> sums[0] < BenchmarkOptions.SETTLED_JIT_SHARE * sums[1])) {
+            // In its own JVM an app is warm on its own; in a shared JVM every app's code is every app's JIT.
+            if (ownJvms) {
+                cold.removeAll(settled);
+            } else if (settled.size() == cold.size()) {
                 cold.clear();
             }
         }
@@ -251,9 +255,11 @@ public final class ThroughputBenchmark {
             if (error == null) {
                 totalSeconds = (counter.completeNanos() - start) / 1e9;
                 figures = runner.figures();
-                Map<String, Double> ownCpu = ThreadCpuSnapshot.take().secondsSince(ownCpuStart);
-                printCpuBreakdown(id, records, figures.cpuSeconds(), runner instanceof AppRunner.InProcess ? null
-                        : ownCpu, (AppRun.compilationMillis() - ownJitStart) / 1e3);
+                // In a shared JVM the app's figures already hold this JVM's threads.
+                Map<String, Double> ownCpu = options.appsInOwnJvms()
+                        ? ThreadCpuSnapshot.take().secondsSince(ownCpuStart) : null;
+                printCpuBreakdown(id, records, figures.cpuSeconds(), ownCpu,
+                        (AppRun.compilationMillis() - ownJitStart) / 1e3);
                 System.out.println("  " + id + ": producer: " + figures.producerBatching());
                 if (!Double.isNaN(redisCpuStart)) {
                     System.out.printf(Locale.ROOT, "  %s: redis-server CPU us/record %.2f (outside the JVM; for a"
@@ -295,8 +301,8 @@ public final class ThroughputBenchmark {
     /** Where the applications run ({@code --app.jvm}); the worker JVMs are started at first use. */
     private AppRunner runner() {
         if (runner == null) {
-            runner = options.appJvm().equals("shared") ? new AppRunner.InProcess()
-                    : new WorkerProcesses(options.appJvmOptions());
+            runner = options.appsInOwnJvms() ? new WorkerProcesses(options.appJvmOptions())
+                    : new AppRunner.InProcess();
         }
         return runner;
     }
