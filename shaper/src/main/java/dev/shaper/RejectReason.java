@@ -20,6 +20,12 @@ public enum RejectReason {
      * burst of its key (no amount of waiting could admit it). Do not retry.
      */
     INVALID_COST,
+    /**
+     * The record is larger than a destination takes: the output topic (its {@code max.message.bytes} or the
+     * producer's {@code max.request.size}, counting the shaper's headers) or, when it would have to wait, the
+     * schedule store's changelog topic. The detail header names the limit. Do not retry.
+     */
+    RECORD_TOO_LARGE,
     /** Any other record the shaper cannot handle; the detail header says why. Do not retry. */
     INVALID_RECORD;
 

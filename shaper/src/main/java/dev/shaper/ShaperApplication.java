@@ -9,6 +9,8 @@ import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
+import dev.shaper.internals.size.SizeLimits;
+import dev.shaper.internals.size.TopicSizeLimits;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -100,6 +102,8 @@ public final class ShaperApplication {
         HostInfo self = applicationServer(streamsConfig);
         RuleBook rules = loadRules(config);
         int partitions = inputPartitions(config, streamsProps);
+        SizeLimits sizeLimits = sizeLimits(config, streamsProps);
+        LOG.info("Largest records: {}", sizeLimits);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
         streamsProps.put(ShaperMetrics.SETTINGS_KEY, metrics);
@@ -109,8 +113,8 @@ public final class ShaperApplication {
         OperationsServer http = null;
         try {
             admission = rules.hasAdmission() ? createAdmission(config) : null;
-            streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions, admission, metrics),
-                    streamsProps);
+            streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions, admission, metrics,
+                    sizeLimits), streamsProps);
             metrics.bindStreams(streams);
             if (admission != null) {
                 metrics.bindAdmission(admission);
@@ -311,6 +315,28 @@ public final class ShaperApplication {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StartupException("interrupted while checking topics");
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new StartupException("no answer from the brokers at "
+                    + streamsProps.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) + " within 60 s");
+        }
+    }
+
+    /**
+     * What the output, rejected and changelog topics take, from the brokers, so that every record's size is
+     * decided before it is sent (see {@link TopicSizeLimits}).
+     */
+    private static SizeLimits sizeLimits(ShaperConfig config, Properties streamsProps) {
+        String applicationId = streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
+        try (Admin admin = Admin.create(adminConfig(streamsProps))) {
+            return TopicSizeLimits.read(admin, 60_000,
+                    new TopicSizeLimits.Producer(config.producerMaxRequestSize(), config.producerCompressionType()),
+                    config.outputTopic(), config.rejectedTopic(), ShaperTopology.changelogTopics(applicationId),
+                    new TopicSizeLimits.NewChangelog(ShaperTopology.changelogMaxMessageBytes(config)));
+        } catch (ExecutionException e) {
+            throw new StartupException("cannot read the topics' max.message.bytes: " + e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StartupException("interrupted while reading the topics' settings");
         } catch (java.util.concurrent.TimeoutException e) {
             throw new StartupException("no answer from the brokers at "
                     + streamsProps.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) + " within 60 s");

@@ -2,7 +2,6 @@ package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionRule;
-import dev.shaper.internals.processor.OversizedRecordHandler;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.time.Duration;
 import java.util.HashMap;
@@ -210,6 +209,38 @@ public final class ShaperConfig extends AbstractConfig {
     public ShaperConfig(Map<?, ?> settings) {
         super(CONFIG, shaperKeysOnly(settings), false);
         this.streamsSettings = streamsKeysOnly(settings);
+        refuseLoop(OUTPUT_TOPIC_CONFIG, outputTopic());
+        refuseLoop(REJECTED_TOPIC_CONFIG, rejectedTopic());
+    }
+
+    /** A shaped or rejected record written back to the input would be read and shaped again, forever. */
+    private void refuseLoop(String key, String topic) {
+        if (topic.equals(inputTopic())) {
+            throw new ConfigException(key, topic, "expected a topic other than the input topic ("
+                    + INPUT_TOPIC_CONFIG + "): the shaper would read its own output again");
+        }
+    }
+
+    /**
+     * The {@code max.request.size} of the shaper's producer, as Kafka Streams hands it over (plain or under
+     * {@code producer.}); it bounds every record the shaper writes, shaped, rejected or stored.
+     */
+    public int producerMaxRequestSize() {
+        Object value = producerSetting(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        return value == null ? 1024 * 1024 // Kafka's default
+                : (Integer) ConfigDef.parseType(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, value, Type.INT);
+    }
+
+    /** The {@code compression.type} of the shaper's producer. */
+    public String producerCompressionType() {
+        Object value = producerSetting(ProducerConfig.COMPRESSION_TYPE_CONFIG);
+        return value == null ? "none" : String.valueOf(value).trim().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** A producer setting as Kafka Streams resolves it: the {@code producer.} form wins over the plain one. */
+    private Object producerSetting(String key) {
+        Object prefixed = streamsSettings.get(StreamsConfig.producerPrefix(key));
+        return prefixed != null ? prefixed : streamsSettings.get(key);
     }
 
     /** The definition of every shaper key, for documentation generators. */
@@ -225,7 +256,6 @@ public final class ShaperConfig extends AbstractConfig {
     public Properties streamsProperties() {
         Properties props = new Properties();
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, OversizedRecordHandler.class.getName());
         // An idle stream thread blocks in poll() for poll.ms, which delays punctuations by as much (Kafka's
         // default is 100 ms): the release ticks must not be that late.
         props.put(StreamsConfig.POLL_MS_CONFIG, "10");

@@ -28,6 +28,12 @@ public final class ShaperHeaders {
     public static final String RETRY_AFTER_MS = "shaper.retry.after.ms";
     /** Added to rejected records: a human-readable explanation. */
     public static final String DETAIL = "shaper.detail";
+    /**
+     * Added to a rejected record that the rejected topic would not take whole: what was left out, a comma-separated
+     * list of {@code value}, {@code key} and {@code headers} (the record's own headers; the shaper's are kept), in
+     * the order they were dropped until the record fit.
+     */
+    public static final String OMITTED = "shaper.omitted";
     /** Added to rejected records: where the record was read from. */
     public static final String SOURCE_TOPIC = "shaper.source.topic";
     /** Added to rejected records: the input partition. */

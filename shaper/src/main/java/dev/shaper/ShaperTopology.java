@@ -5,10 +5,13 @@ import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.processor.AdmissionProcessor;
 import dev.shaper.internals.processor.ShapingProcessor;
 import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.size.SizeLimits;
 import dev.shaper.internals.store.KeyStateStore;
 import dev.shaper.internals.store.ScheduleStore;
 import dev.shaper.internals.store.WriteBehindStoreBuilder;
+import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.Topology;
@@ -66,10 +69,31 @@ public final class ShaperTopology {
         return build(config, rules, inputPartitions, null);
     }
 
+    /**
+     * The {@code max.message.bytes} the shaper's changelog topics are created with: room for the largest record
+     * its producer may send, so that the producer's limit, not a broker's lower default, is what binds.
+     */
+    public static long changelogMaxMessageBytes(ShaperConfig config) {
+        return Math.max(config.producerMaxRequestSize(), SizeLimits.BROKER_DEFAULT_MAX_MESSAGE_BYTES);
+    }
+
+    /** The changelog topics of the shaper's stores, as Kafka Streams names them for {@code applicationId}. */
+    public static List<String> changelogTopics(String applicationId) {
+        return List.of(applicationId + "-" + SCHEDULE_STORE + "-changelog",
+                applicationId + "-" + KEY_STATE_STORE + "-changelog");
+    }
+
     /** The topology with metrics kept in memory only. */
     public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions,
                                  AdmissionController admission) {
         return build(config, rules, inputPartitions, admission, ShaperMetrics.inMemory());
+    }
+
+    /** The topology with the size limits assumed from the producer's settings and the brokers' defaults. */
+    public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions,
+                                 AdmissionController admission, ShaperMetrics metrics) {
+        return build(config, rules, inputPartitions, admission, metrics,
+                SizeLimits.assumed(config.producerMaxRequestSize()));
     }
 
     /**
@@ -77,9 +101,10 @@ public final class ShaperTopology {
      * @param inputPartitions partitions of the input topic; the total rate is split evenly across them
      * @param admission       the instance's admission, required when {@code rules.hasAdmission()}
      * @param metrics         where the processors report what they do
+     * @param sizeLimits      the largest records the topics take, read from the brokers
      */
     public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions,
-                                 AdmissionController admission, ShaperMetrics metrics) {
+                                 AdmissionController admission, ShaperMetrics metrics, SizeLimits sizeLimits) {
         if (inputPartitions < 1) {
             throw new IllegalArgumentException("inputPartitions must be >= 1, got " + inputPartitions);
         }
@@ -89,17 +114,18 @@ public final class ShaperTopology {
         }
         ShapingProcessor.Settings settings = new ShapingProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
                 SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(),
-                config.totalRate() / inputPartitions, config.releasedHeader());
+                config.totalRate() / inputPartitions, config.releasedHeader(), sizeLimits);
         int cacheKeys = config.stateCacheMaxKeys();
         // Compaction keeps the latest entry per key; queued records are deleted by tombstones on release.
-        Map<String, String> changelog = Map.of("cleanup.policy", "compact");
+        Map<String, String> changelog = Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+                TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Long.toString(changelogMaxMessageBytes(config)));
 
         Topology topology = new Topology();
         topology.addSource(SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
         String bucketParent = SOURCE;
         if (admitting) {
             AdmissionProcessor.Settings admissionSettings = new AdmissionProcessor.Settings(LEAKY_BUCKET,
-                    REJECTED_SINK, config.admissionKeyHeader(), KEY_STATE_STORE);
+                    REJECTED_SINK, config.admissionKeyHeader(), KEY_STATE_STORE, sizeLimits);
             topology.addProcessor(ADMISSION, () -> new AdmissionProcessor(admissionSettings, rules.copy(), admission,
                     metrics),
                     SOURCE);
@@ -107,7 +133,8 @@ public final class ShaperTopology {
         }
         topology.addProcessor(LEAKY_BUCKET, () -> new ShapingProcessor(settings, rules.copy(), metrics), bucketParent);
         topology.addStateStore(new WriteBehindStoreBuilder<>(SCHEDULE_STORE,
-                inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT, segmentSpanNanos(config.tickMs())))
+                inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT, segmentSpanNanos(config.tickMs()),
+                        sizeLimits.stored().bytes()))
                 .withLoggingEnabled(changelog), LEAKY_BUCKET);
         topology.addStateStore(new WriteBehindStoreBuilder<>(KEY_STATE_STORE,
                 inner -> new KeyStateStore(inner, cacheKeys)).withLoggingEnabled(changelog),

@@ -28,8 +28,32 @@ class ShaperConfigTest {
         assertThat(config.streamsProperties())
                 .containsEntry(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, "exactly_once_v2")
                 .containsEntry("bootstrap.servers", "b:9092")
-                .containsEntry(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG,
-                        "dev.shaper.internals.processor.OversizedRecordHandler");
+                // Sizes are decided before a send; a handler inside a failed transaction cannot save a record.
+                .doesNotContainKey(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG);
+    }
+
+    @Test
+    void shouldRefuseAnOutputOrRejectedTopicThatIsTheInputTopic() {
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.INPUT_TOPIC_CONFIG, "t",
+                ShaperConfig.OUTPUT_TOPIC_CONFIG, "t")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(ShaperConfig.OUTPUT_TOPIC_CONFIG)
+                .hasMessageContaining("other than the input topic");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.REJECTED_TOPIC_CONFIG, "shaper-input")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(ShaperConfig.REJECTED_TOPIC_CONFIG);
+    }
+
+    @Test
+    void producerMaxRequestSizeIsResolvedAsKafkaStreamsDoesWithThePrefixedFormWinning() {
+        assertThat(new ShaperConfig(Map.of()).producerMaxRequestSize()).isEqualTo(1_048_576);
+        assertThat(new ShaperConfig(Map.of("max.request.size", "2000000")).producerMaxRequestSize())
+                .isEqualTo(2_000_000);
+        assertThat(new ShaperConfig(Map.of("max.request.size", "2000000", "producer.max.request.size", "300000"))
+                .producerMaxRequestSize()).isEqualTo(300_000);
+        assertThat(new ShaperConfig(Map.of("compression.type", "LZ4")).producerCompressionType()).isEqualTo("lz4");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of("max.request.size", "big")).producerMaxRequestSize())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("max.request.size");
     }
 
     @Test

@@ -56,6 +56,12 @@ public final class TaskCounts {
         output(wallMs);
     }
 
+    /** A queued record of {@code storedBytes} left its queue for the rejected topic, not the output. */
+    public void dequeuedToRejected(long storedBytes) {
+        queuedRecords--;
+        queuedBytes -= storedBytes;
+    }
+
     /** A release tick: hands the output counted so far to the release rate, also when no record follows. */
     public void tick(long wallMs) {
         publishOutput();

@@ -6,6 +6,7 @@ import dev.shaper.internals.admission.AdmissionDecision;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.size.SizeLimits;
 import dev.shaper.internals.store.KeyStateStore;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -23,8 +24,10 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
      * @param keyHeader    the header holding the admission key, or null for the record key
      * @param keyStoreName the shaping stage's key-state store, whose slots (found by record key) keep each key's
      *                     admission memo when the record key is the admission key
+     * @param sizeLimits   what the topics take: a record too large to be shaped is rejected before it is charged
      */
-    public record Settings(String nextChild, String rejectedChild, String keyHeader, String keyStoreName) {
+    public record Settings(String nextChild, String rejectedChild, String keyHeader, String keyStoreName,
+                           SizeLimits sizeLimits) {
     }
 
     /**
@@ -67,6 +70,8 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
     private final AdmissionController admission;
     private final ShaperMetrics metrics;
     private final SlotMemo memo = new SlotMemo();
+    private final SizeChecks sizes;
+    private final Rejections rejections;
     private ProcessorContext<byte[], byte[]> context;
 
     public AdmissionProcessor(Settings settings, RuleBook rules, AdmissionController admission,
@@ -75,6 +80,8 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
         this.rules = rules;
         this.admission = admission;
         this.metrics = metrics;
+        this.sizes = new SizeChecks(settings.sizeLimits());
+        this.rejections = new Rejections(settings.rejectedChild(), settings.sizeLimits().rejected());
     }
 
     @Override
@@ -88,6 +95,11 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
         InputChecks.Outcome checked = InputChecks.check(record);
         if (checked instanceof InputChecks.Outcome.Invalid invalid) {
             reject(record, invalid.reason(), 0, invalid.detail());
+            return;
+        }
+        String tooLarge = sizes.whyNotShapeable(record);
+        if (tooLarge != null) {
+            reject(record, RejectReason.RECORD_TOO_LARGE, 0, tooLarge);
             return;
         }
         long cost = ((InputChecks.Outcome.Valid) checked).cost();
@@ -127,7 +139,7 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
     }
 
     private void reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs, String detail) {
-        Rejections.forward(context, settings.rejectedChild(), record, reason, retryAfterMs, detail);
+        rejections.forward(context, record, reason, retryAfterMs, detail);
         metrics.rejected(reason);
     }
 }

@@ -3,7 +3,10 @@ package dev.shaper.internals.processor;
 import dev.shaper.RejectReason;
 import org.apache.kafka.streams.processor.api.Record;
 
-/** The checks every record passes before a bucket sees it: a key, and a usable cost. */
+/**
+ * The checks every record passes before a bucket sees it: a key, and a usable cost. The record's headers lose
+ * any the shaper writes itself ({@link InputHeaders}).
+ */
 final class InputChecks {
 
     /** The result of the checks. */
@@ -19,6 +22,7 @@ final class InputChecks {
     }
 
     static Outcome check(Record<byte[], byte[]> record) {
+        InputHeaders.stripShaperOutput(record.headers());
         if (record.key() == null) {
             return new Outcome.Invalid(RejectReason.INVALID_KEY,
                     "record has no key; the leaky bucket is per record key");

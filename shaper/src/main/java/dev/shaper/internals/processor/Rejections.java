@@ -2,7 +2,11 @@ package dev.shaper.internals.processor;
 
 import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
+import dev.shaper.internals.size.RecordSize;
+import dev.shaper.internals.size.SizeLimit;
 import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -12,20 +16,84 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 /**
  * Turns a refused record into its rejected-topic form, by the dead-letter convention: the original key,
  * value, timestamp and headers, plus headers that say why and where it came from.
+ *
+ * <p>The form always fits the rejected topic, so that a rejection can never fail the send (and with it the
+ * task, on every restart): what does not fit is left out, first the value, then the key, then the record's
+ * own headers, and {@link ShaperHeaders#OMITTED} and the detail say what and why.
  */
 final class Rejections {
 
-    private Rejections() {
+    /** The headers the shaper adds to a rejected record; all others are the record's own. */
+    private static final Set<String> REJECTION_HEADERS = Set.of(ShaperHeaders.REASON, ShaperHeaders.RETRY_AFTER_MS,
+            ShaperHeaders.DETAIL, ShaperHeaders.SOURCE_TOPIC, ShaperHeaders.SOURCE_PARTITION,
+            ShaperHeaders.SOURCE_OFFSET, ShaperHeaders.OMITTED);
+    /** A detail longer than this is cut (before any note on what was left out): it may quote input of any size. */
+    static final int MAX_DETAIL_CHARS = 1_000;
+
+    private final String rejectedChild;
+    private final SizeLimit limit;
+
+    /**
+     * @param rejectedChild the processor's child that leads to the rejected topic
+     * @param limit         what the rejected topic takes
+     */
+    Rejections(String rejectedChild, SizeLimit limit) {
+        this.rejectedChild = rejectedChild;
+        this.limit = limit;
     }
 
-    static Record<byte[], byte[]> reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs,
-                                         String detail, Optional<RecordMetadata> source) {
-        Headers headers = new RecordHeaders(record.headers().toArray());
+    /** Sends the rejected form of {@code record} to the rejected topic, from {@code context}'s processor. */
+    void forward(ProcessorContext<byte[], byte[]> context, Record<byte[], byte[]> record, RejectReason reason,
+                 long retryAfterMs, String detail) {
+        context.forward(reject(record, reason, retryAfterMs, detail, context.recordMetadata()), rejectedChild);
+    }
+
+    /** The rejected form of {@code record}, cut down until it fits the rejected topic. */
+    Record<byte[], byte[]> reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs,
+                                  String fullDetail, Optional<RecordMetadata> source) {
+        String detail = fullDetail.length() <= MAX_DETAIL_CHARS ? fullDetail
+                : fullDetail.substring(0, MAX_DETAIL_CHARS) + "...";
+        Headers headers = withReason(record.headers(), reason, retryAfterMs, detail, source);
+        long whole = RecordSize.of(record.key(), record.value(), headers);
+        if (limit.fits(whole)) {
+            return record.withHeaders(headers);
+        }
+        // Each step leaves out one more part; the detail says how large the whole would have been and why.
+        String why = "; the rejected topic takes at most " + limit.bytes() + " bytes (" + limit.source()
+                + ") and the whole rejected record would take up to " + whole;
+        int valueBytes = record.value() == null ? 0 : record.value().length;
+        String withoutValue = detail + why + ", so its value (" + valueBytes + " bytes) is left out";
+        headers = withReason(record.headers(), reason, retryAfterMs, withoutValue, source);
+        HeaderValues.set(headers, ShaperHeaders.OMITTED, "value");
+        if (limit.fits(RecordSize.of(record.key(), null, headers))) {
+            return record.withValue((byte[]) null).withHeaders(headers);
+        }
+        int keyBytes = record.key() == null ? 0 : record.key().length;
+        String withoutKey = detail + why + ", so its value (" + valueBytes + " bytes) and key (" + keyBytes
+                + " bytes) are left out";
+        headers = withReason(record.headers(), reason, retryAfterMs, withoutKey, source);
+        HeaderValues.set(headers, ShaperHeaders.OMITTED, "value,key");
+        if (limit.fits(RecordSize.of(null, null, headers))) {
+            return record.withKey((byte[]) null).withValue((byte[]) null).withHeaders(headers);
+        }
+        String bare = detail + why + ", so its value (" + valueBytes + " bytes), key (" + keyBytes
+                + " bytes) and headers are left out";
+        headers = withReason(new RecordHeaders(), reason, retryAfterMs, bare, source);
+        HeaderValues.set(headers, ShaperHeaders.OMITTED, "value,key,headers");
+        return record.withKey((byte[]) null).withValue((byte[]) null).withHeaders(headers);
+    }
+
+    private static Headers withReason(Headers original, RejectReason reason, long retryAfterMs, String detail,
+                                      Optional<RecordMetadata> source) {
+        Headers headers = new RecordHeaders();
+        for (Header header : original) {
+            if (!REJECTION_HEADERS.contains(header.key())) {
+                headers.add(header);
+            }
+        }
         HeaderValues.set(headers, ShaperHeaders.REASON, reason.name());
         if (reason.isRetriable()) {
             HeaderValues.set(headers, ShaperHeaders.RETRY_AFTER_MS, Long.toString(retryAfterMs));
-        } else {
-            headers.remove(ShaperHeaders.RETRY_AFTER_MS);
         }
         HeaderValues.set(headers, ShaperHeaders.DETAIL, detail);
         source.ifPresent(meta -> {
@@ -33,12 +101,6 @@ final class Rejections {
             HeaderValues.set(headers, ShaperHeaders.SOURCE_PARTITION, Integer.toString(meta.partition()));
             HeaderValues.set(headers, ShaperHeaders.SOURCE_OFFSET, Long.toString(meta.offset()));
         });
-        return record.withHeaders(headers);
-    }
-
-    /** Sends the rejected form of {@code record} to the {@code rejectedChild} of {@code context}'s processor. */
-    static void forward(ProcessorContext<byte[], byte[]> context, String rejectedChild, Record<byte[], byte[]> record,
-                        RejectReason reason, long retryAfterMs, String detail) {
-        context.forward(reject(record, reason, retryAfterMs, detail, context.recordMetadata()), rejectedChild);
+        return headers;
     }
 }

@@ -11,6 +11,7 @@ import dev.shaper.internals.shaping.LeakyBucket;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.shaping.TotalRateLimiter;
 import dev.shaper.internals.shaping.VirtualClock;
+import dev.shaper.internals.size.SizeLimits;
 import dev.shaper.internals.store.KeyStateStore;
 import dev.shaper.internals.store.QueuedRecord;
 import dev.shaper.internals.store.ScheduleKeys;
@@ -38,9 +39,11 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
      * Settings of one shaping processor.
      *
      * @param releasedHeader whether shaped records carry {@code shaper.released.ms}
+     * @param sizeLimits     what the output topic, the rejected topic and the changelogs take
      */
     public record Settings(String scheduleStoreName, String keyStoreName, String shapedChild, String rejectedChild,
-                           long tickMs, long catchUpMaxMs, double taskTotalRate, boolean releasedHeader) {
+                           long tickMs, long catchUpMaxMs, double taskTotalRate, boolean releasedHeader,
+                           SizeLimits sizeLimits) {
     }
 
     private static final byte[] NOT_QUEUED = "0".getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -49,6 +52,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     private final RuleBook rules;
     private final ShaperMetrics metrics;
     private final long tickNanos;
+    private final SizeChecks sizes;
+    private final Rejections rejections;
 
     private ProcessorContext<byte[], byte[]> context;
     private ScheduleStore schedule;
@@ -68,6 +73,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         this.rules = rules;
         this.metrics = metrics;
         this.tickNanos = settings.tickMs() * 1_000_000L;
+        this.sizes = new SizeChecks(settings.sizeLimits());
+        this.rejections = new Rejections(settings.rejectedChild(), settings.sizeLimits().rejected());
     }
 
     @Override
@@ -92,6 +99,11 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             reject(record, invalid.reason(), 0, invalid.detail());
             return;
         }
+        String tooLarge = sizes.whyNotShapeable(record);
+        if (tooLarge != null) {
+            reject(record, RejectReason.RECORD_TOO_LARGE, 0, tooLarge);
+            return;
+        }
         byte[] key = record.key();
         long cost = ((InputChecks.Outcome.Valid) checked).cost();
         long wallNow = context.currentSystemTimeMs();
@@ -112,6 +124,10 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
             byte[] stored = new QueuedRecord(record.timestamp(), wallNow, cost, record.headers(), record.value())
                     .encode();
+            if (!schedule.fitsAlone(key, stored)) {
+                reject(record, RejectReason.RECORD_TOO_LARGE, 0, sizes.whyNotQueueable(key.length + stored.length));
+                return; // the key's state stays as it was: the record never joined its queue
+            }
             long storedSize = QueuedRecord.storedSize(key, stored);
             slot.update(enqueue.state().plusQueuedBytes(storedSize));
             if (schedule.put(key, enqueue.dueNanos(), stored)) {
@@ -175,9 +191,17 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             long waitedMs = Math.max(0, wallNow - queued.enqueuedWallMs());
             HeaderValues.set(queued.headers(), ShaperHeaders.QUEUED_MS, Long.toString(waitedMs));
             HeaderValues.setOrRemove(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
-            context.forward(new Record<>(key, queued.value(), queued.timestamp(), queued.headers()),
-                    settings.shapedChild());
-            counts.released(wallNow, waitedMs, QueuedRecord.storedSize(key, entry.value()));
+            Record<byte[], byte[]> shaped = new Record<>(key, queued.value(), queued.timestamp(), queued.headers());
+            long storedSize = QueuedRecord.storedSize(key, entry.value());
+            if (!sizes.fitsOutput(shaped)) {
+                // Checked at arrival; only a smaller limit since (a restart with other settings) gets here.
+                reject(shaped, RejectReason.RECORD_TOO_LARGE, 0, "the record waited " + waitedMs + " ms, and on"
+                        + " release it no longer fits the output topic, which now takes " + sizes.outputLimit());
+                counts.dequeuedToRejected(storedSize);
+                continue;
+            }
+            context.forward(shaped, settings.shapedChild());
+            counts.released(wallNow, waitedMs, storedSize);
         }
         scanFloor = nextScanFloor(now, stoppedAt, firstHeldBack[0], schedule.firstOpenPosition());
         keyStates.evictIdle(now, EVICTION_SCAN_PER_TICK);
@@ -211,7 +235,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     }
 
     private void reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs, String detail) {
-        Rejections.forward(context, settings.rejectedChild(), record, reason, retryAfterMs, detail);
+        rejections.forward(context, record, reason, retryAfterMs, detail);
         metrics.rejected(reason);
     }
 }

@@ -11,7 +11,7 @@ import org.apache.kafka.common.utils.Bytes;
  * <p>A run keeps the schedule key of its first record as its position for its whole life, so its place in
  * the schedule's order never moves; records leave from the head and arrive at the tail, at most
  * {@link ScheduleSegment#MAX_RECORDS} in all, which is also the most a commit writes as one segment (and the
- * {@link ScheduleStore} ends a run earlier, at a span of due times).
+ * {@link ScheduleStore} ends a run earlier, at a span of due times or at a segment's size in bytes).
  */
 final class BufferedRun {
 
@@ -22,6 +22,8 @@ final class BufferedRun {
     /** Records {@code [head, size)} are queued; those before the head were released. */
     private int head;
     private int size;
+    /** The bytes of a {@link ScheduleSegment} of records {@code [head, size)}. */
+    private int segmentBytes = ScheduleSegment.FRAMING;
 
     BufferedRun(byte[] recordKey, long firstDueNanos) {
         this.recordKey = recordKey;
@@ -37,13 +39,20 @@ final class BufferedRun {
     }
 
     /**
-     * Whether a record of this run's key due at {@code dueNanos} may join it: the run still holds records (an
-     * empty run has left the schedule's order), has room, and its dues would span less than {@code maxSpanNanos}
-     * (a negative span is an overflow at the ends of time).
+     * Whether a record of this run's key due at {@code dueNanos}, of {@code valueBytes}, may join it: the run still
+     * holds records (an empty run has left the schedule's order), has room for one more record and for its bytes
+     * within {@code maxSegmentBytes}, and its dues would span less than {@code maxSpanNanos} (a negative span is an
+     * overflow at the ends of time).
      */
-    boolean accepts(long dueNanos, long maxSpanNanos) {
+    boolean accepts(long dueNanos, int valueBytes, long maxSpanNanos, long maxSegmentBytes) {
         long span = dueNanos - dues[0];
-        return !isEmpty() && size < ScheduleSegment.MAX_RECORDS && span >= 0 && span < maxSpanNanos;
+        return !isEmpty() && size < ScheduleSegment.MAX_RECORDS && span >= 0 && span < maxSpanNanos
+                && (long) segmentBytes + ScheduleSegment.RECORD_HEADER + valueBytes <= maxSegmentBytes;
+    }
+
+    /** The bytes of a {@link ScheduleSegment} of the records this run still holds. */
+    int segmentBytes() {
+        return segmentBytes;
     }
 
     boolean isEmpty() {
@@ -59,6 +68,7 @@ final class BufferedRun {
         dues[size] = dueNanos;
         values[size] = value;
         size++;
+        segmentBytes += ScheduleSegment.RECORD_HEADER + value.length;
     }
 
     int head() {
@@ -82,6 +92,7 @@ final class BufferedRun {
         if (index != head || head == size) {
             return false;
         }
+        segmentBytes -= ScheduleSegment.RECORD_HEADER + values[head].length;
         values[head++] = null;
         return true;
     }

@@ -36,6 +36,11 @@ public final class ScheduleKeys {
                 : Arrays.compareUnsigned(recordKey, 0, recordKey.length, other, DUE_BYTES, other.length);
     }
 
+    /** The length of the schedule keys of {@code recordKey}. */
+    public static int length(byte[] recordKey) {
+        return DUE_BYTES + recordKey.length;
+    }
+
     /** The smallest schedule key with this due time. */
     public static Bytes lowerBound(long dueNanos) {
         return Bytes.wrap(ByteBuffer.allocate(DUE_BYTES).putLong(sortable(dueNanos)).array());

@@ -21,18 +21,23 @@ final class ScheduleSegment {
     /** The most records one segment holds, so that rewriting what remains of one stays cheap. */
     static final int MAX_RECORDS = 64;
 
-    private static final int RECORD_HEADER = Long.BYTES + Integer.BYTES;
+    /**
+     * The bytes a segment grows to before it takes no more records, unless one record alone is larger. Bounded
+     * so that what remains of a segment, rewritten at a commit after part of it was released, stays cheap; a
+     * segment is also never larger than its changelog topic takes ({@link ScheduleStore}).
+     */
+    static final int TARGET_BYTES = 256 * 1024;
+    /** A segment's own bytes around its records: the version. */
+    static final int FRAMING = 1;
+    /** The bytes a segment spends on each record besides its encoding: due and length. */
+    static final int RECORD_HEADER = Long.BYTES + Integer.BYTES;
 
     private ScheduleSegment() {
     }
 
     /** One segment of what {@code run} still holds. */
     static byte[] encode(BufferedRun run) {
-        int size = 1;
-        for (int i = run.head(); i < run.size(); i++) {
-            size += RECORD_HEADER + run.valueAt(i).length;
-        }
-        ByteBuffer buf = ByteBuffer.allocate(size).put(VERSION);
+        ByteBuffer buf = ByteBuffer.allocate(run.segmentBytes()).put(VERSION);
         for (int i = run.head(); i < run.size(); i++) {
             byte[] value = run.valueAt(i);
             buf.putLong(run.dueAt(i)).putInt(value.length).put(value);

@@ -1,5 +1,6 @@
 package dev.shaper.internals.store;
 
+import dev.shaper.internals.size.RecordSize;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -32,7 +33,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * at {@link ScheduleSegment#MAX_RECORDS} records but also when its dues span {@code maxSpanNanos} (a tick):
  * releases happen at ticks, so such a segment is released in at most two parts. Without that bound a slow key
  * with a long queue (10/s: one release per tick) had the rest of its head segment, up to 63 records, rewritten
- * at every commit, for every record it released.
+ * at every commit, for every record it released. A run also ends at {@link ScheduleSegment#TARGET_BYTES}, and a
+ * segment is never larger than the changelog topic takes: {@code maxStoredBytes}, as {@link RecordSize} bounds a
+ * changelog record. A record that cannot be stored even alone must not be queued ({@link #fitsAlone}).
  *
  * <p>A scan shows every record on its own, as an {@link Entry}, in departure order per key; the records of
  * a run or a stored segment are shown together, at the run's or segment's {@link Entry#position() position}
@@ -98,6 +101,7 @@ public final class ScheduleStore extends WriteBehindStore {
 
     private final int maxBuffered;
     private final long maxSpanNanos;
+    private final long maxStoredBytes;
     /** The runs that still hold records, by position. */
     private final TreeMap<Bytes, BufferedRun> runs = new TreeMap<>(ORDER);
     /** Per record key, the run its next record joins while it takes more ({@link BufferedRun#accepts}). */
@@ -117,19 +121,34 @@ public final class ScheduleStore extends WriteBehindStore {
 
     /**
      * @param maxBuffered  records held in memory (plus pending tombstones) before they are written early
-     * @param maxSpanNanos the longest span of dues one run, and so one segment, may cover (at least 1)
+     * @param maxSpanNanos   the longest span of dues one run, and so one segment, may cover (at least 1)
+     * @param maxStoredBytes the largest record the changelog topic takes, as {@link RecordSize} bounds it
      */
-    public ScheduleStore(KeyValueStore<Bytes, byte[]> inner, int maxBuffered, long maxSpanNanos) {
+    public ScheduleStore(KeyValueStore<Bytes, byte[]> inner, int maxBuffered, long maxSpanNanos,
+                         long maxStoredBytes) {
         super(inner);
         if (maxSpanNanos < 1) {
             throw new IllegalArgumentException("maxSpanNanos must be >= 1, got " + maxSpanNanos);
         }
         this.maxBuffered = maxBuffered;
         this.maxSpanNanos = maxSpanNanos;
+        this.maxStoredBytes = maxStoredBytes;
+    }
+
+    /** Whether a record of {@code recordKey} with this encoding can be stored, in a segment of its own. */
+    public boolean fitsAlone(byte[] recordKey, byte[] queuedRecord) {
+        return ScheduleSegment.FRAMING + ScheduleSegment.RECORD_HEADER + (long) queuedRecord.length
+                <= maxSegmentBytes(recordKey);
+    }
+
+    /** The largest segment of {@code recordKey}'s records that its changelog record can carry. */
+    private long maxSegmentBytes(byte[] recordKey) {
+        return maxStoredBytes - RecordSize.of(ScheduleKeys.length(recordKey), 0, 0);
     }
 
     /**
-     * Queues a record of {@code recordKey}, due later than every record of that key queued before it.
+     * Queues a record of {@code recordKey}, due later than every record of that key queued before it; it must
+     * {@link #fitsAlone fit alone}.
      *
      * @return true if the buffer overflowed and everything pending was written to the inner store now, ahead of
      *         the commit; the caller should then write the states these records depend on too
@@ -137,7 +156,8 @@ public final class ScheduleStore extends WriteBehindStore {
     public boolean put(byte[] recordKey, long dueNanos, byte[] queuedRecord) {
         Bytes key = Bytes.wrap(recordKey);
         BufferedRun run = tails.get(key);
-        if (run == null || !run.accepts(dueNanos, maxSpanNanos)) {
+        if (run == null || !run.accepts(dueNanos, queuedRecord.length, maxSpanNanos,
+                Math.min(ScheduleSegment.TARGET_BYTES, maxSegmentBytes(recordKey)))) {
             run = new BufferedRun(recordKey, dueNanos);
             runs.put(run.position(), run);
             tails.put(key, run);

@@ -20,6 +20,9 @@ import org.junit.jupiter.api.Test;
  */
 class ScheduleStoreTest {
 
+    /** The broker's default topic limit: large enough for every segment these tests build. */
+    private static final long MAX_STORED = 1_048_588;
+
     private KeyValueStore<Bytes, byte[]> inner;
     private ScheduleStore store;
 
@@ -27,7 +30,7 @@ class ScheduleStoreTest {
     void setUp() {
         inner = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("schedule"), Serdes.Bytes(),
                 Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
-        store = new ScheduleStore(inner, 100, Long.MAX_VALUE);
+        store = new ScheduleStore(inner, 100, Long.MAX_VALUE, MAX_STORED);
         MockProcessorContext<Object, Object> context = new MockProcessorContext<>();
         store.init(context.getStateStoreContext(), store);
     }
@@ -91,6 +94,39 @@ class ScheduleStoreTest {
     }
 
     @Test
+    void shouldEndASegmentBeforeItOutgrowsWhatTheChangelogTakes() {
+        // Given: a changelog that takes records of 3,000 bytes, and 20 records of 500 bytes of one key
+        store = new ScheduleStore(inner, 100, Long.MAX_VALUE, 3_000);
+        List<String> queued = new ArrayList<>();
+        for (int due = 1; due <= 20; due++) {
+            String value = due + "-" + "v".repeat(497);
+            queued.add(value);
+            put(due, "a", value);
+        }
+
+        // When: the commit writes them
+        store.flushCache();
+
+        // Then: as several segments, each of which fits, and nothing is lost or out of order
+        List<Integer> sizes = new ArrayList<>();
+        try (var it = inner.all()) {
+            it.forEachRemaining(kv -> sizes.add((int) dev.shaper.internals.size.RecordSize.of(kv.key.get(),
+                    kv.value, new org.apache.kafka.common.header.internals.RecordHeaders())));
+        }
+        assertThat(sizes).hasSizeGreaterThan(1).allSatisfy(size -> assertThat(size).isLessThanOrEqualTo(3_000));
+        assertThat(scanAll()).isEqualTo(queued);
+    }
+
+    @Test
+    void shouldSayWhetherARecordFitsAloneInItsChangelog() {
+        store = new ScheduleStore(inner, 100, Long.MAX_VALUE, 3_000);
+
+        assertThat(store.fitsAlone(k("a"), new byte[2_800])).isTrue();
+        assertThat(store.fitsAlone(k("a"), new byte[2_950])).isFalse();
+        assertThat(store.fitsAlone(new byte[2_000], new byte[900])).isFalse(); // the key counts too
+    }
+
+    @Test
     void shouldWriteAKeysSurvivorsAsOneSegmentAtCommitAndDeleteItWhenReleased() {
         put(5, "a", "a5");
         put(6, "b", "b6");
@@ -138,7 +174,7 @@ class ScheduleStoreTest {
     @Test
     void shouldEndASegmentAtItsSpanOfDues() {
         // Given: segments that span at most 10 ns of dues, and a key with records due 0 to 25
-        store = new ScheduleStore(inner, 100, 10);
+        store = new ScheduleStore(inner, 100, 10, MAX_STORED);
         store.init(new MockProcessorContext<>().getStateStoreContext(), store);
         for (int due = 0; due <= 25; due += 5) {
             put(due, "a", "a" + due);
@@ -153,7 +189,7 @@ class ScheduleStoreTest {
     @Test
     void shouldDeleteARecordThatLeftItsOwnSegmentWithoutRewritingTheRest() {
         // Given: a slow key, one record per 100 ns, with segments of at most 25 ns: one record each
-        store = new ScheduleStore(inner, 100, 25);
+        store = new ScheduleStore(inner, 100, 25, MAX_STORED);
         store.init(new MockProcessorContext<>().getStateStoreContext(), store);
         for (int i = 0; i < 5; i++) {
             put(i * 100L, "slow", "s" + i);
@@ -181,7 +217,7 @@ class ScheduleStoreTest {
 
     @Test
     void shouldWriteEverythingPendingWhenAPutOverflowsTheBufferAndAgainAtTheCommit() {
-        store = new ScheduleStore(inner, 4, Long.MAX_VALUE);
+        store = new ScheduleStore(inner, 4, Long.MAX_VALUE, MAX_STORED);
         store.init(new MockProcessorContext<>().getStateStoreContext(), store);
         put(1, "c", "c1");
         put(2, "a", "a2");
@@ -250,7 +286,7 @@ class ScheduleStoreTest {
     @Test
     void shouldKeepAtMostMaxRecordsInOneSegment() {
         int records = 2 * ScheduleSegment.MAX_RECORDS + 1;
-        store = new ScheduleStore(inner, 1_000, Long.MAX_VALUE);
+        store = new ScheduleStore(inner, 1_000, Long.MAX_VALUE, MAX_STORED);
         store.init(new MockProcessorContext<>().getStateStoreContext(), store);
         for (int due = 0; due < records; due++) {
             put(due, "a", "a" + due);
