@@ -7,6 +7,7 @@ import dev.shaper.internals.processor.ShapingProcessor;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.store.KeyStateStore;
 import dev.shaper.internals.store.ScheduleStore;
+import dev.shaper.internals.store.StateCacheBudget;
 import dev.shaper.internals.store.WriteBehindStoreBuilder;
 import java.util.Map;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -90,7 +91,7 @@ public final class ShaperTopology {
         ShapingProcessor.Settings settings = new ShapingProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
                 SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(),
                 config.totalRate() / inputPartitions, config.releasedHeader());
-        int cacheKeys = config.stateCacheMaxKeys();
+        StateCacheBudget cache = new StateCacheBudget(config.stateCacheMaxKeys());
         // Compaction keeps the latest entry per key; queued records are deleted by tombstones on release.
         Map<String, String> changelog = Map.of("cleanup.policy", "compact");
 
@@ -110,7 +111,7 @@ public final class ShaperTopology {
                 inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT, segmentSpanNanos(config.tickMs())))
                 .withLoggingEnabled(changelog), LEAKY_BUCKET);
         topology.addStateStore(new WriteBehindStoreBuilder<>(KEY_STATE_STORE,
-                inner -> new KeyStateStore(inner, cacheKeys)).withLoggingEnabled(changelog),
+                inner -> new KeyStateStore(inner, cache)).withLoggingEnabled(changelog),
                 admitting ? new String[] {ADMISSION, LEAKY_BUCKET} : new String[] {LEAKY_BUCKET});
         topology.addSink(SHAPED_SINK, config.outputTopic(), new ByteArraySerializer(), new ByteArraySerializer(),
                 LEAKY_BUCKET);

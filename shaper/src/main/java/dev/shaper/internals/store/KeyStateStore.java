@@ -136,9 +136,9 @@ public final class KeyStateStore extends WriteBehindStore {
     private long passStartUntrackedEvents;
     private boolean passSawUntracked;
 
-    public KeyStateStore(KeyValueStore<Bytes, byte[]> inner, int maxCleanSlots) {
+    public KeyStateStore(KeyValueStore<Bytes, byte[]> inner, StateCacheBudget cache) {
         super(inner);
-        this.maxCleanSlots = maxCleanSlots;
+        this.maxCleanSlots = cache.maxKeys();
     }
 
     /** The slot of {@code recordKey}, to read its state ({@link KeyState#ABSENT} for none) and update it. */
