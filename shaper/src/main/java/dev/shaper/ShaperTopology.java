@@ -91,7 +91,8 @@ public final class ShaperTopology {
         ShapingProcessor.Settings settings = new ShapingProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
                 SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(),
                 config.totalRate() / inputPartitions, config.releasedHeader());
-        StateCacheBudget cache = new StateCacheBudget(config.stateCacheMaxKeys());
+        StateCacheBudget cache = new StateCacheBudget(config.stateCacheMaxKeys()); // one for all the tasks
+        metrics.bindStateCache(cache);
         // Compaction keeps the latest entry per key; queued records are deleted by tombstones on release.
         Map<String, String> changelog = Map.of("cleanup.policy", "compact");
 
