@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The file holds Kafka Streams settings and the {@code shaper.*} settings of {@link ShaperConfig};
  * environment variables override single keys (see {@link SettingsLoader}). Stops cleanly on SIGTERM.
- * Exit codes: 0 after a clean stop, 1 when Kafka Streams fails, 2 for a bad configuration.
+ * Exit codes: 0 after a clean stop, 1 when Kafka Streams fails, 2 for a bad configuration; 3 when the heap runs
+ * out under {@code -XX:+ExitOnOutOfMemoryError}, which the container image sets.
  */
 public final class ShaperApplication {
 

@@ -99,11 +99,15 @@ public final class ShaperConfig extends AbstractConfig {
             + " glob or regex key patterns with rate, max.queue and max.delay.ms); the first matching rule"
             + " wins, the shaper.shaping.* defaults apply otherwise. Empty: no rules.";
 
-    /** In-memory key-state entries kept per task. */
+    /** In-memory key states kept per instance, all its tasks together. */
     public static final String STATE_CACHE_MAX_KEYS_CONFIG = "shaper.state.cache.max.keys";
-    public static final String STATE_CACHE_MAX_KEYS_DOC = "Per-key states each stream task keeps in memory in"
-            + " front of RocksDB. Larger values save RocksDB reads for many active keys; each entry takes"
-            + " roughly 150 bytes.";
+    public static final String STATE_CACHE_MAX_KEYS_DOC = "Per-key states this instance keeps in memory in front"
+            + " of RocksDB, all its stream tasks together: a task that adds a state while the instance is at the"
+            + " bound drops its own least recently used ones. Larger values save RocksDB reads for many active"
+            + " keys. States changed since the last commit cannot be dropped before it is written, so they may take"
+            + " the count over the bound by at most the bound again (a task writes its changes ahead of the commit"
+            + " once they exceed its share of the bound). Each state takes about 200 to 330 bytes of heap with keys"
+            + " of 16 to 36 bytes: the default about 20 to 33 MB, at most twice that with changes pending.";
 
     /** Default admission rate. */
     public static final String ADMISSION_RATE_CONFIG = "shaper.admission.rate";

@@ -8,6 +8,7 @@ import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.size.SizeLimits;
 import dev.shaper.internals.store.KeyStateStore;
 import dev.shaper.internals.store.ScheduleStore;
+import dev.shaper.internals.store.StateCacheBudget;
 import dev.shaper.internals.store.WriteBehindStoreBuilder;
 import java.util.List;
 import java.util.Map;
@@ -115,7 +116,8 @@ public final class ShaperTopology {
         ShapingProcessor.Settings settings = new ShapingProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
                 SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(),
                 config.totalRate() / inputPartitions, config.releasedHeader(), sizeLimits);
-        int cacheKeys = config.stateCacheMaxKeys();
+        StateCacheBudget cache = new StateCacheBudget(config.stateCacheMaxKeys()); // one for all the tasks
+        metrics.bindStateCache(cache);
         // Compaction keeps the latest entry per key; queued records are deleted by tombstones on release.
         Map<String, String> changelog = Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
                 TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Long.toString(changelogMaxMessageBytes(config)));
@@ -137,7 +139,7 @@ public final class ShaperTopology {
                         sizeLimits.stored().bytes()))
                 .withLoggingEnabled(changelog), LEAKY_BUCKET);
         topology.addStateStore(new WriteBehindStoreBuilder<>(KEY_STATE_STORE,
-                inner -> new KeyStateStore(inner, cacheKeys)).withLoggingEnabled(changelog),
+                inner -> new KeyStateStore(inner, cache)).withLoggingEnabled(changelog),
                 admitting ? new String[] {ADMISSION, LEAKY_BUCKET} : new String[] {LEAKY_BUCKET});
         topology.addSink(SHAPED_SINK, config.outputTopic(), new ByteArraySerializer(), new ByteArraySerializer(),
                 LEAKY_BUCKET);

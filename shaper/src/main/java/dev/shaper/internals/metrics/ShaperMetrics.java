@@ -2,6 +2,7 @@ package dev.shaper.internals.metrics;
 
 import dev.shaper.RejectReason;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.store.StateCacheBudget;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -57,6 +58,10 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String ADMISSION_SWITCHES = "shaper.admission.switches";
     /** Latency of Redis calls; tag {@code command} is {@code take}, {@code charge} or {@code ping}. */
     public static final String REDIS_LATENCY = "shaper.redis.latency";
+    /** Key states this instance keeps in memory now, in all its tasks. */
+    public static final String STATE_CACHE_KEYS = "shaper.state.cache.keys";
+    /** The bound on {@link #STATE_CACHE_KEYS} ({@code shaper.state.cache.max.keys}). */
+    public static final String STATE_CACHE_MAX_KEYS = "shaper.state.cache.max.keys";
 
     /**
      * The Kafka Streams settings key under which the application hands this object to the exception handlers
@@ -74,6 +79,8 @@ public final class ShaperMetrics implements AutoCloseable {
     private final SlidingRate releaseRate;
     private final Map<String, Timer> redisLatency = new ConcurrentHashMap<>();
     private KafkaStreamsMetrics streamsMetrics;
+    /** The instance's key-state cache, once the topology is built; the gauges read 0 before. */
+    private volatile StateCacheBudget stateCache;
 
     /**
      * @param registry    where the meters live (a Prometheus registry in the application)
@@ -115,6 +122,14 @@ public final class ShaperMetrics implements AutoCloseable {
                 .register(registry);
         Gauge.builder(QUEUE_BYTES, this, m -> m.liveTotal(TaskCounts::queuedBytes))
                 .baseUnit(BaseUnits.BYTES).description("Stored size of the records waiting in this instance's queues")
+                .register(registry);
+        // Near the bound is where memory runs short: both are published, so an alert can compare them.
+        Gauge.builder(STATE_CACHE_KEYS, this, m -> m.stateCache == null ? 0 : m.stateCache.cachedKeys())
+                .description("Key states this instance keeps in memory in front of RocksDB, in all its tasks")
+                .register(registry);
+        Gauge.builder(STATE_CACHE_MAX_KEYS, this, m -> m.stateCache == null ? 0 : m.stateCache.maxKeys())
+                .description("The bound on " + STATE_CACHE_KEYS + ", exceeded at most by the states changed since"
+                        + " the last commit (shaper.state.cache.max.keys)")
                 .register(registry);
     }
 
@@ -186,6 +201,11 @@ public final class ShaperMetrics implements AutoCloseable {
                 .minimumExpectedValue(Duration.ofNanos(50_000))
                 .maximumExpectedValue(Duration.ofSeconds(10))
                 .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Publishes how many key states the instance keeps in memory, and its bound. */
+    public void bindStateCache(StateCacheBudget cache) {
+        stateCache = cache;
     }
 
     /** Publishes which backend the admission uses and how often it switched. */

@@ -22,7 +22,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * state that has become idle (nothing queued, next record may leave at once) is dropped instead, because
  * forgetting it changes no decision. Idle states that did reach RocksDB are removed by
  * {@link #evictIdle}, a bounded sweep, so that millions of distinct keys cannot grow the state without
- * bound.
+ * bound. The slots in memory are bounded per instance, not per store: see {@link StateCacheBudget}.
  *
  * <p>Store keys: {@code 0x01 + record key} for key states; the single key {@code 0x00} holds the virtual time.
  */
@@ -39,7 +39,7 @@ public final class KeyStateStore extends WriteBehindStore {
 
     /**
      * A commit does not persist a state that falls idle within this much virtual time; it keeps it in memory only
-     * (and {@link #trimCleanSlots} does not drop it while it matters). Such a state can matter only to a record
+     * (and {@link #dropCleanSlots} does not drop it while it matters). Such a state can matter only to a record
      * that arrives less than this long after the commit, and the changelog is read back only after a crash or a
      * task's move to another thread or instance, which takes longer than this; the virtual clock then also
      * resumes from the time saved at the last tick, not later. Why it pays: every record of one stream-thread
@@ -94,14 +94,18 @@ public final class KeyStateStore extends WriteBehindStore {
             if (!dirty) {
                 dirty = true;
                 dirtySlots.add(this);
-                if (dirtySlots.size() > maxCleanSlots) {
+                // Written ahead of the commit once past the store's share of the bound: changed slots cannot be
+                // dropped, and this is what keeps them bounded however long the commit interval.
+                if (dirtySlots.size() > budget.share()) {
                     writeBuffer();
                 }
             }
         }
     }
 
-    private final int maxCleanSlots;
+    private final StateCacheBudget budget;
+    /** This store's slots in {@link #budget}: every slot added to or removed from {@link #slots} is counted. */
+    private final StateCacheBudget.Share cache;
     /**
      * By record key (no copy, no prefix: the hot path builds no store key). Access-ordered, so the least
      * recently used clean slots are the first to go.
@@ -136,9 +140,11 @@ public final class KeyStateStore extends WriteBehindStore {
     private long passStartUntrackedEvents;
     private boolean passSawUntracked;
 
-    public KeyStateStore(KeyValueStore<Bytes, byte[]> inner, int maxCleanSlots) {
+    /** @param budget the bound on the slots in memory, shared with the instance's other key-state stores */
+    public KeyStateStore(KeyValueStore<Bytes, byte[]> inner, StateCacheBudget budget) {
         super(inner);
-        this.maxCleanSlots = maxCleanSlots;
+        this.budget = budget;
+        this.cache = budget.open();
     }
 
     /** The slot of {@code recordKey}, to read its state ({@link KeyState#ABSENT} for none) and update it. */
@@ -153,7 +159,11 @@ public final class KeyStateStore extends WriteBehindStore {
             if (raw != null) {
                 markStored(slot);
             }
-            trimCleanSlots(slot);
+            long over = cache.add();
+            if (over > 0) {
+                dropCleanSlots(over, slot);
+                cache.reportShortfall(over);
+            }
         }
         return slot;
     }
@@ -301,6 +311,11 @@ public final class KeyStateStore extends WriteBehindStore {
         return deletes.size();
     }
 
+    /** How many keys have a slot in memory, changed since the last commit or not. */
+    public int cachedKeyCount() {
+        return slots.size();
+    }
+
     /** How many key states the inner store holds (a full scan: for tests and diagnostics, not the hot path). */
     public long storedKeyCount() {
         long count = 0;
@@ -315,20 +330,35 @@ public final class KeyStateStore extends WriteBehindStore {
     }
 
     /**
-     * Drops the least recently used clean slots beyond the limit. Not a slot whose state lives in memory only and
+     * At a commit: drops what the instance holds over its bound (the changes just written are clean now, so they may
+     * go), or at least what this store owes stores that lacked room (see {@link StateCacheBudget}).
+     */
+    private void trimAtCommit() {
+        long over = cache.over();
+        long count = Math.max(over, cache.claimGiveBack());
+        if (count > 0) {
+            dropCleanSlots(count, null);
+        }
+        if (over > 0) {
+            cache.reportShortfall(over);
+        }
+    }
+
+    /**
+     * Drops up to {@code count} of the least recently used clean slots. Not a slot whose state lives in memory only and
      * still matters (one a commit did not write because it falls idle within {@link #PERSIST_SLACK_NANOS}): the
      * inner store could not give it back, and forgetting it would let its key's next record leave early. Nor
      * {@code handedOut}, the slot {@link #slot} is about to return: its caller will update it, and an update of a
      * slot no longer in memory would be lost until the commit and then written behind the layer's back.
      */
-    private void trimCleanSlots(Slot handedOut) {
-        int excess = slots.size() - dirtySlots.size() - maxCleanSlots;
+    private void dropCleanSlots(long count, Slot handedOut) {
+        long dropped = 0;
         Iterator<Slot> it = slots.values().iterator();
-        while (excess > 0 && it.hasNext()) {
+        while (dropped < count && it.hasNext()) {
             Slot slot = it.next();
             if (slot != handedOut && !slot.dirty && (slot.inInner || slot.state.isIdleAt(virtualNowNanos))) {
                 it.remove();
-                excess--;
+                dropped++;
                 if (slot.inInner) {
                     storedSlots.remove(slot);
                     storedSlotCount--;
@@ -337,6 +367,7 @@ public final class KeyStateStore extends WriteBehindStore {
                 }
             }
         }
+        cache.remove(dropped);
     }
 
     /**
@@ -377,13 +408,13 @@ public final class KeyStateStore extends WriteBehindStore {
         if (!batch.isEmpty()) {
             inner.putAll(batch);
         }
-        trimCleanSlots(null);
+        trimAtCommit();
     }
 
     /**
      * The slot's state is in the inner store (again): the sweep looks at it, and {@link #storedSlotCount} counts it
      * once. Every change of {@code inInner} goes through here or {@link #markNotStored}, and a stored slot that
-     * {@link #trimCleanSlots} drops from memory leaves the count with it, so the count stays exact.
+     * {@link #dropCleanSlots} drops from memory leaves the count with it, so the count stays exact.
      */
     private void markStored(Slot slot) {
         if (!slot.inInner) {
@@ -404,6 +435,7 @@ public final class KeyStateStore extends WriteBehindStore {
     @Override
     protected void discardBuffer() {
         slots.clear();
+        cache.close(); // the slots' share of the bound goes back to the instance's other stores
         storedSlotCount = 0;
         dirtySlots.clear();
         pendingClock = null;

@@ -127,4 +127,19 @@ class ShaperMetricsTopologyTest {
                     .isZero();
         }
     }
+
+    @Test
+    void shouldPublishTheKeyStatesKeptInMemoryAndTheirBound() {
+        try (ShaperDriver shaper = ShaperDriver.start(Map.of(ShaperConfig.SHAPING_RATE_CONFIG, "10",
+                ShaperConfig.STATE_CACHE_MAX_KEYS_CONFIG, "3"))) {
+            MeterRegistry registry = shaper.metrics().registry();
+            // Given: room for three key states; When: five keys pass (each state matters for 100 ms after)
+            for (int i = 0; i < 5; i++) {
+                shaper.send("key-" + i, "v");
+            }
+            // Then: the gauges show the bound and the states kept, which the commits after each record held to it
+            assertThat(gauge(registry, ShaperMetrics.STATE_CACHE_MAX_KEYS)).isEqualTo(3);
+            assertThat(gauge(registry, ShaperMetrics.STATE_CACHE_KEYS)).isEqualTo(3);
+        }
+    }
 }

@@ -24,7 +24,7 @@ class KeyStateStoreTest {
     void setUp() {
         inner = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("keys"), Serdes.Bytes(),
                 Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
-        store = new KeyStateStore(inner, 3);
+        store = new KeyStateStore(inner, new StateCacheBudget(3));
         store.init(new MockProcessorContext<>().getStateStoreContext(), store);
     }
 
