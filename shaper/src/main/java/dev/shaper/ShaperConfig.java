@@ -437,6 +437,8 @@ public final class ShaperConfig extends AbstractConfig {
 
     /** Accepts an empty string or a redis:// or rediss:// URI; never echoes the value (it may hold a password). */
     static final class RedisUriValidator implements ConfigDef.Validator {
+        private static final String EXPECTED = "redis://[user:password@]host:port[/db]";
+
         @Override
         public void ensureValid(String name, Object value) {
             String uri = value instanceof org.apache.kafka.common.config.types.Password p ? p.value()
@@ -446,14 +448,24 @@ public final class ShaperConfig extends AbstractConfig {
             }
             String trimmed = uri.trim();
             if (!trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://")) {
-                throw new ConfigException(name, "[hidden]", "expected redis://[user:password@]host:port[/db] or"
-                        + " rediss://... (TLS), or empty for local admission only");
+                throw new ConfigException(name, "[hidden]", "expected " + EXPECTED + " or rediss://... (TLS), or"
+                        + " empty for local admission only");
             }
+            io.lettuce.core.RedisURI parsed;
             try {
-                io.lettuce.core.RedisURI.create(trimmed);
+                parsed = io.lettuce.core.RedisURI.create(trimmed);
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(name, "[hidden]", "not a valid Redis URI: " + e.getMessage()
-                        .replace(trimmed, "[hidden]"));
+                throw new ConfigException(name, "[hidden]", "not a valid Redis URI (expected " + EXPECTED + "): "
+                        + e.getMessage().replace(trimmed, "[hidden]"));
+            }
+            // Lettuce keeps what follows a colon that does not start a number in the host ("127.0.0.1:notaport")
+            // and connects to the default port; only an IPv6 literal in brackets may hold colons.
+            String host = parsed.getHost();
+            boolean ipv6 = host != null && host.startsWith("[") && host.endsWith("]");
+            if (host == null || host.isEmpty() || host.startsWith(":") || (!ipv6 && host.contains(":"))) {
+                // The host is not echoed either: with a malformed URI it may hold part of the password.
+                throw new ConfigException(name, "[hidden]", "expected " + EXPECTED + ", with a host and a port"
+                        + " number from 1 to 65535 (the port may be left out for 6379)");
             }
         }
 
