@@ -76,6 +76,7 @@ public final class AdmissionController implements AutoCloseable {
             // The first command on a new connection includes its handshake: one slow answer is not an outage.
             onRedis.set(redis.ping() || redis.ping());
             if (onRedis.get()) {
+                redis.warmUp();
                 LOG.info("Admission: {} mode on Redis {}", mode.name().toLowerCase(java.util.Locale.ROOT),
                         redis.description());
             } else {

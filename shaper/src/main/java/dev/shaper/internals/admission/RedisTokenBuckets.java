@@ -52,17 +52,31 @@ public final class RedisTokenBuckets implements AutoCloseable {
      */
     public RedisTokenBuckets(String uri, Duration timeout, Duration reconnectDelay) {
         RedisURI redisUri = RedisURI.create(uri);
-        redisUri.setTimeout(timeout);
+        // The URI's timeout bounds connecting (the handshake's commands included); commands get their own below.
+        redisUri.setTimeout(connectTimeout(timeout));
         this.timeout = timeout;
         this.description = describe(redisUri);
         this.resources = ClientResources.builder().reconnectDelay(Delay.constant(reconnectDelay)).build();
         this.client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(timeout.multipliedBy(4)).build())
+                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout(timeout)).build())
                 // While disconnected, fail at once instead of queuing commands until their timeout.
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .build());
+    }
+
+    /**
+     * The longest a connection may take to establish: TCP, TLS and the handshake (HELLO, AUTH). Longer than a
+     * command's timeout, because the first connection of a JVM loads and starts the client (Netty, TLS) first:
+     * with the 50 ms default, a healthy Redis failed both pings at start about one time in three, and admission
+     * started with a false switch to local buckets. No stream thread waits for a connection: commands are
+     * rejected at once while there is none, and (re)connecting happens at start or on the background thread.
+     */
+    static Duration connectTimeout(Duration timeout) {
+        Duration atLeast = Duration.ofSeconds(2);
+        Duration fourCommands = timeout.multipliedBy(4);
+        return fourCommands.compareTo(atLeast) > 0 ? fourCommands : atLeast;
     }
 
     /**
@@ -160,13 +174,25 @@ public final class RedisTokenBuckets implements AutoCloseable {
     }
 
     private List<Double> chargeUntimed(List<Charge> charges) throws RedisUnavailableException {
+        StatefulRedisConnection<byte[], byte[]> c;
+        List<byte[]> names = new ArrayList<>(charges.size());
+        List<List<Integer>> calls;
         try {
-            StatefulRedisConnection<byte[], byte[]> c = pipeline();
-            List<byte[]> names = new ArrayList<>(charges.size());
+            c = pipeline();
             for (Charge charge : charges) {
                 names.add(TokenBucketScript.bucketName(charge.admissionKey()));
             }
-            List<List<Integer>> calls = ChargeCalls.group(names, isCluster(), KEYS_PER_CALL);
+            calls = ChargeCalls.group(names, isCluster(), KEYS_PER_CALL);
+        } catch (RedisException | IllegalStateException e) {
+            throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
+        }
+        return chargeCalls(c, charges, names, calls);
+    }
+
+    /** Sends the script calls of {@code calls} in one pipeline and returns each charge's balance afterwards. */
+    private List<Double> chargeCalls(StatefulRedisConnection<byte[], byte[]> c, List<Charge> charges,
+                                     List<byte[]> names, List<List<Integer>> calls) throws RedisUnavailableException {
+        try {
             List<RedisFuture<List<Object>>> replies = send(c, charges, names, calls, false);
             await(replies);
             List<List<Integer>> noScript = new ArrayList<>();
@@ -285,6 +311,23 @@ public final class RedisTokenBuckets implements AutoCloseable {
                     || (e.getCause() != null && String.valueOf(e.getCause().getMessage()).startsWith("NOSCRIPT"));
         } catch (InterruptedException | java.util.concurrent.CancellationException e) {
             return false;
+        }
+    }
+
+    /**
+     * Opens both connections and makes each one's first script call (with no bucket: it changes nothing), at
+     * start, where a slow answer costs nothing. The first calls of a JVM load and compile the client's code
+     * paths: made by the batched mode's first sync instead, they outlasted the 50 ms default timeout on a loaded
+     * machine, and a healthy Redis counted as down. Failures are ignored: the calls that follow will tell.
+     */
+    public void warmUp() {
+        try {
+            calls().sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, new byte[0][]);
+            // The sync's own path (grouping, pipelining, parsing), with one call for no bucket.
+            chargeCalls(pipeline(), List.of(), List.of(), List.of(List.of()));
+            isCluster();
+        } catch (RedisException | IllegalStateException | RedisUnavailableException e) {
+            // not an outage: a warm-up only
         }
     }
 

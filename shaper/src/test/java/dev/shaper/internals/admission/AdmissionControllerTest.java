@@ -348,6 +348,22 @@ class AdmissionControllerTest {
     }
 
     @Test
+    void aFirstConnectionSlowerThanTheCommandTimeoutIsNeitherAnOutageNorASwitch() throws Exception {
+        startRedis();
+        // Given: the first connection takes longer than a command may (in a cold JVM the client's class loading,
+        // Netty's start and a TLS handshake do; here Redis holds the handshake back), and Redis is healthy
+        server.pause(Duration.ofMillis(600));
+        for (AdmissionMode mode : AdmissionMode.values()) {
+            // When: the admission starts with the default 50 ms timeout
+            AdmissionController controller = controller(mode, Duration.ofMillis(50));
+            // Then: it starts on Redis, and counts and logs no switch
+            assertThat(controller.backend()).as(mode.name()).isEqualTo(AdmissionController.Backend.REDIS);
+            assertThat(controller.switchesToLocal()).as(mode.name()).isZero();
+        }
+        assertThat(admissionLog(Level.WARN, "")).isEmpty();
+    }
+
+    @Test
     void batchedMirrorsTakeInWhatOthersConsumed() throws Exception {
         startRedis();
         AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
