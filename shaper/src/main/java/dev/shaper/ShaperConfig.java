@@ -147,6 +147,13 @@ public final class ShaperConfig extends AbstractConfig {
             + " buckets only, each with the rate divided by the number of live shaper instances. The password"
             + " never appears in logs.";
 
+    /** Certificate authorities trusted for rediss://. */
+    public static final String REDIS_TLS_CA_FILE_CONFIG = "shaper.redis.tls.ca.file";
+    public static final String REDIS_TLS_CA_FILE_DOC = "For a rediss:// URI: path of a PEM file of the certificate"
+            + " authorities whose certificates the shaper trusts for Redis, in place of the JVM's truststore"
+            + " (which -Djavax.net.ssl.trustStore replaces for every TLS connection of the JVM, Kafka's included)."
+            + " The server's certificate must also name the host of shaper.redis.uri. Empty: the JVM's truststore.";
+
     /** Redis timeout. */
     public static final String REDIS_TIMEOUT_MS_CONFIG = "shaper.redis.timeout.ms";
     public static final String REDIS_TIMEOUT_MS_DOC = "Longest wait, in milliseconds, for any Redis command. A"
@@ -199,6 +206,8 @@ public final class ShaperConfig extends AbstractConfig {
             .define(ADMISSION_SYNC_MS_CONFIG, Type.LONG, 250L, Range.between(1, 60_000), Importance.MEDIUM,
                     ADMISSION_SYNC_MS_DOC)
             .define(REDIS_URI_CONFIG, Type.PASSWORD, "", new RedisUriValidator(), Importance.HIGH, REDIS_URI_DOC)
+            .define(REDIS_TLS_CA_FILE_CONFIG, Type.STRING, "", new ReadableFileOrEmpty(), Importance.LOW,
+                    REDIS_TLS_CA_FILE_DOC)
             .define(REDIS_TIMEOUT_MS_CONFIG, Type.LONG, 50L, Range.between(1, 60_000), Importance.MEDIUM,
                     REDIS_TIMEOUT_MS_DOC)
             .define(REDIS_PING_INTERVAL_MS_CONFIG, Type.LONG, 1_000L, Range.between(10, 600_000), Importance.LOW,
@@ -374,6 +383,12 @@ public final class ShaperConfig extends AbstractConfig {
         return uri.isBlank() ? null : uri.trim();
     }
 
+    /** The PEM file of the CAs to trust for {@code rediss://}, or null for the JVM's truststore. */
+    public java.nio.file.Path redisTlsCaFile() {
+        String file = getString(REDIS_TLS_CA_FILE_CONFIG);
+        return file.isBlank() ? null : java.nio.file.Path.of(file.trim());
+    }
+
     public Duration redisTimeout() {
         return Duration.ofMillis(getLong(REDIS_TIMEOUT_MS_CONFIG));
     }
@@ -472,6 +487,22 @@ public final class ShaperConfig extends AbstractConfig {
         @Override
         public String toString() {
             return "empty, redis://... or rediss://...";
+        }
+    }
+
+    /** Accepts an empty string or the path of a readable file: a missing file fails at start, not at the first use. */
+    static final class ReadableFileOrEmpty implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String file = value == null ? "" : value.toString().trim();
+            if (!file.isEmpty() && !java.nio.file.Files.isReadable(java.nio.file.Path.of(file))) {
+                throw new ConfigException(name, value, "expected the path of a readable file, or empty");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "empty or a readable file";
         }
     }
 

@@ -149,6 +149,19 @@ class ShaperConfigTest {
     }
 
     @Test
+    void shouldTakeAPemFileOfTrustedCasForRedisTlsAndRefuseAMissingOne(@TempDir Path dir) throws Exception {
+        assertThat(new ShaperConfig(Map.of()).redisTlsCaFile()).as("the JVM's truststore").isNull();
+        Path ca = Files.writeString(dir.resolve("ca.pem"), "-----BEGIN CERTIFICATE-----\n");
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.REDIS_TLS_CA_FILE_CONFIG, ca.toString())).redisTlsCaFile())
+                .isEqualTo(ca);
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.REDIS_TLS_CA_FILE_CONFIG,
+                dir.resolve("missing.pem").toString())))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("shaper.redis.tls.ca.file")
+                .hasMessageContaining("expected the path of a readable file");
+    }
+
+    @Test
     void shouldRefuseAnUnknownShaperKeyInsteadOfIgnoringATypo() {
         assertThatThrownBy(() -> new ShaperConfig(Map.of("shaper.shaping.rat", "5")))
                 .isInstanceOf(ConfigException.class)

@@ -19,7 +19,10 @@ import org.slf4j.LoggerFactory;
  * <p>On a Redis error or timeout the controller switches to local buckets, whose rate and burst are the
  * rule's divided by the number of live shaper instances, so that the global limit roughly holds through an
  * outage. One background thread pings Redis every ping interval while it is down and switches back when it
- * answers; the same thread runs the batched mode's sync. Each switch is logged once and counted.
+ * answers; the same thread runs the batched mode's sync. Each switch is logged once and counted, and why
+ * Redis cannot be used ({@link RedisFailure}: no answer, or a refusal of the credentials, a command or the TLS
+ * handshake, which only a configuration change will cure) is kept for the metrics and the health detail, and
+ * logged again only when it changes.
  */
 public final class AdmissionController implements AutoCloseable {
 
@@ -48,6 +51,8 @@ public final class AdmissionController implements AutoCloseable {
     private final Duration pingInterval;
     private final Duration syncInterval;
     private final AtomicBoolean onRedis = new AtomicBoolean();
+    /** Why Redis cannot be used, while admission is local although a Redis is configured; null otherwise. */
+    private volatile RedisFailure failure;
     private final AtomicLong switchesToLocal = new AtomicLong();
     private final AtomicLong switchesToRedis = new AtomicLong();
     private final AtomicLong lastUnusableLogNanos = new AtomicLong(Long.MIN_VALUE / 2);
@@ -73,16 +78,16 @@ public final class AdmissionController implements AutoCloseable {
             return t;
         });
         if (redis != null) {
-            // The first command on a new connection includes its handshake: one slow answer is not an outage.
-            onRedis.set(redis.ping() || redis.ping());
+            failure = firstPing(redis);
+            onRedis.set(failure == null);
             if (onRedis.get()) {
                 redis.warmUp();
                 LOG.info("Admission: {} mode on Redis {}", mode.name().toLowerCase(java.util.Locale.ROOT),
                         redis.description());
             } else {
                 switchesToLocal.incrementAndGet();
-                LOG.warn("Admission: Redis {} does not answer; admitting from local buckets until it does",
-                        redis.description());
+                log(failure, "Admission: Redis {} {}; admitting from local buckets until it can be used",
+                        redis.description(), failure.describe());
             }
             background.scheduleWithFixedDelay(this::monitor, pingInterval.toMillis(), pingInterval.toMillis(),
                     TimeUnit.MILLISECONDS);
@@ -100,6 +105,32 @@ public final class AdmissionController implements AutoCloseable {
         background.scheduleWithFixedDelay(() -> local.evictFull(nanoTime.getAsLong()), 10, 10, TimeUnit.SECONDS);
         background.scheduleWithFixedDelay(this::refreshLiveInstances, 0, pingInterval.toMillis(),
                 TimeUnit.MILLISECONDS);
+    }
+
+    /** Null if Redis answers a ping at start, else why not; a refusal is not asked again. */
+    private static RedisFailure firstPing(RedisTokenBuckets redis) {
+        RedisFailure first = ping(redis);
+        // The first command on a new connection includes its handshake: one slow answer is not an outage.
+        return first == null || first.isRefusal() ? first : ping(redis);
+    }
+
+    /** Null if Redis answers a ping, else why not. */
+    private static RedisFailure ping(RedisTokenBuckets redis) {
+        try {
+            redis.ping();
+            return null;
+        } catch (RedisUnavailableException e) {
+            return RedisFailure.of(e);
+        }
+    }
+
+    /** Logs at ERROR what only a configuration change cures, at WARN a Redis that does not answer. */
+    private static void log(RedisFailure why, String format, Object... args) {
+        if (why.isRefusal()) {
+            LOG.error(format, args);
+        } else {
+            LOG.warn(format, args);
+        }
     }
 
     /** Tells the controller how many shaper instances are live; the local fallback divides by this. */
@@ -168,6 +199,20 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     /**
+     * Why admission is on local buckets although a Redis is configured (see {@link RedisFailure}); null while
+     * on Redis or without one.
+     */
+    public RedisFailure redisFailure() {
+        return onRedis.get() ? null : failure;
+    }
+
+    /** One line for the health detail when admission is local for want of Redis; null otherwise. */
+    public String healthDetail() {
+        RedisFailure why = redisFailure();
+        return why == null ? null : "admission on local buckets: Redis " + redis.description() + " " + why.describe();
+    }
+
+    /**
      * This instance's share of {@code rule} while admitting locally. The burst is never below the record's
      * cost: a record the shared bucket could admit (cost up to its burst) must stay admissible in an outage.
      */
@@ -199,10 +244,14 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     private void switchToLocal(Exception cause) {
+        RedisFailure why = RedisFailure.of(cause);
+        if (onRedis.get()) {
+            failure = why; // before the switch, so that whoever sees admission local also sees why
+        }
         if (onRedis.compareAndSet(true, false)) {
             switchesToLocal.incrementAndGet();
-            LOG.warn("Admission: Redis {} failed ({}); admitting from local buckets at 1/{} of each rate until it"
-                    + " answers again", redis.description(), cause.getMessage(), liveInstances());
+            log(why, "Admission: Redis {} failed, it {}; admitting from local buckets at 1/{} of each rate until it"
+                    + " answers again", redis.description(), why.describe(), liveInstances());
         }
     }
 
@@ -216,7 +265,20 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     private void monitor() {
-        if (!onRedis.get() && redis.ping() && onRedis.compareAndSet(false, true)) {
+        if (onRedis.get()) {
+            return;
+        }
+        RedisFailure why = ping(redis);
+        if (why != null) {
+            RedisFailure before = failure;
+            failure = why;
+            // Named once per change (e.g. Redis came back with another password), not at every ping.
+            if (before == null || before.kind() != why.kind()) {
+                log(why, "Admission: Redis {} {}; still admitting from local buckets", redis.description(),
+                        why.describe());
+            }
+        } else if (onRedis.compareAndSet(false, true)) {
+            failure = null;
             switchesToRedis.incrementAndGet();
             LOG.info("Admission: Redis {} answers again; back on Redis", redis.description());
         }

@@ -12,17 +12,21 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import reactor.core.Disposable;
 
 /**
  * Token buckets in Redis, through Lettuce: the script is loaded once and run with EVALSHA, and loaded again
@@ -45,12 +49,23 @@ public final class RedisTokenBuckets implements AutoCloseable {
     private volatile StatefulRedisConnection<byte[], byte[]> pipeline;
     private volatile RedisCallObserver observer = RedisCallObserver.NONE;
     private volatile Boolean cluster;
+    /** Why Lettuce's last attempt to reconnect failed; null once connected. */
+    private volatile Throwable reconnectFailure;
+    private final Disposable reconnectEvents;
 
     /**
      * @param uri     {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS
      * @param timeout the longest any command may take; a slower Redis counts as down
      */
     public RedisTokenBuckets(String uri, Duration timeout, Duration reconnectDelay) {
+        this(uri, timeout, reconnectDelay, null);
+    }
+
+    /**
+     * @param trustedCas for {@code rediss://}: a PEM file of the certificate authorities to trust instead of the
+     *                   JVM's truststore, or null for the JVM's
+     */
+    public RedisTokenBuckets(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas) {
         RedisURI redisUri = RedisURI.create(uri);
         // The URI's timeout bounds connecting (the handshake's commands included); commands get their own below.
         redisUri.setTimeout(connectTimeout(timeout));
@@ -63,7 +78,25 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout(timeout)).build())
                 // While disconnected, fail at once instead of queuing commands until their timeout.
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .sslOptions(sslOptions(trustedCas, connectTimeout(timeout)))
                 .build());
+        // A command on a connection that is down fails with "not connected": the reconnect's own failure says
+        // why (a password changed, a certificate expired), so it is kept for the error the caller gets.
+        this.reconnectEvents = resources.eventBus().get().subscribe(event -> {
+            if (event instanceof ReconnectFailedEvent failed) {
+                reconnectFailure = failed.getCause();
+            }
+        });
+        onConnected(() -> reconnectFailure = null);
+    }
+
+    private static SslOptions sslOptions(Path trustedCas, Duration handshakeTimeout) {
+        // Netty's own handshake timeout is 10 s: a rediss:// URI aimed at a plain port would hold the start that long.
+        SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider().handshakeTimeout(handshakeTimeout);
+        if (trustedCas != null) {
+            ssl.trustManager(trustedCas.toFile());
+        }
+        return ssl.build();
     }
 
     /**
@@ -140,10 +173,25 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 throw new BucketUnusableException("Redis key " + new String(keys[0], StandardCharsets.UTF_8)
                         + " is not a token bucket: " + e.getMessage(), e);
             }
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
+            throw unavailable(e);
         } catch (RedisException | IllegalStateException e) {
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
+            throw unavailable(e);
         }
+    }
+
+    /**
+     * The exception for a failed call: with the reconnect's failure as its cause when the connection is down,
+     * since "not connected" alone would hide a refused password or certificate.
+     */
+    private RedisUnavailableException unavailable(RuntimeException e) {
+        Throwable reconnect = reconnectFailure;
+        Throwable cause = reconnect != null && !isConnected() ? reconnect : e;
+        return new RedisUnavailableException("Redis " + description + ": " + cause.getMessage(), cause);
+    }
+
+    private boolean isConnected() {
+        StatefulRedisConnection<byte[], byte[]> c = calls;
+        return c != null && c.isOpen();
     }
 
     /** One consumption report of the batched mode. */
@@ -184,7 +232,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
             }
             calls = ChargeCalls.group(names, isCluster(), KEYS_PER_CALL);
         } catch (RedisException | IllegalStateException e) {
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
+            throw unavailable(e);
         }
         return chargeCalls(c, charges, names, calls);
     }
@@ -228,7 +276,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
             }
             return List.of(balances);
         } catch (RedisException | IllegalStateException e) {
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
+            throw unavailable(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new RedisUnavailableException("interrupted while charging Redis " + description, e);
@@ -331,13 +379,19 @@ public final class RedisTokenBuckets implements AutoCloseable {
         }
     }
 
-    /** True if Redis answers PING within the timeout. */
-    public boolean ping() {
+    /**
+     * Returns if Redis answers PING within the timeout; throws otherwise, with the cause that tells a Redis that
+     * does not answer from one that refuses the credentials or the TLS handshake (see {@link RedisFailure}).
+     */
+    public void ping() throws RedisUnavailableException {
         long start = System.nanoTime();
         try {
-            return "PONG".equals(calls().sync().ping());
+            String reply = calls().sync().ping();
+            if (!"PONG".equals(reply)) {
+                throw new RedisUnavailableException("Redis " + description + " answered PING with " + reply, null);
+            }
         } catch (RuntimeException e) {
-            return false;
+            throw unavailable(e);
         } finally {
             observer.observe("ping", System.nanoTime() - start);
         }
@@ -373,6 +427,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     @Override
     public void close() {
+        reconnectEvents.dispose();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
     }
