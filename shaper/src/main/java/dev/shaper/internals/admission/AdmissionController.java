@@ -1,6 +1,8 @@
 package dev.shaper.internals.admission;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,7 +21,12 @@ import org.slf4j.LoggerFactory;
  * <p>On a Redis error or timeout the controller switches to local buckets, whose rate and burst are the
  * rule's divided by the number of live shaper instances, so that the global limit roughly holds through an
  * outage. One background thread pings Redis every ping interval while it is down and switches back when it
- * answers; the same thread runs the batched mode's sync. Each switch is logged once and counted, and why
+ * answers; the same thread runs the batched mode's sync.
+ *
+ * <p>A switch carries each key's balance over instead of granting it a fresh burst: a local bucket starts from
+ * this instance's share (1/N) of the balance last known from Redis (the strict mode's last answer, the batched
+ * mode's mirror), and before admission returns to Redis each shared bucket is lowered to at most N times the
+ * local balance (never raised): Redis's buckets refilled while nobody could charge them, or restarted full. Each switch is logged once and counted, and why
  * Redis cannot be used ({@link RedisFailure}: no answer, or a refusal of the credentials, a command or the TLS
  * handshake, which only a configuration change will cure) is kept for the metrics and the health detail, and
  * logged again only when it changes.
@@ -159,15 +166,18 @@ public final class AdmissionController implements AutoCloseable {
                 return batched.tryTake(admissionKey, rule, cost, now, memo);
             }
             try {
-                return redis.take(admissionKey, rule, cost);
+                AdmissionDecision decision = redis.take(admissionKey, rule, cost);
+                // The balance last known from Redis: where this key's local bucket starts if Redis fails.
+                local.seed(admissionKey, rule, localShare(rule, cost), decision.tokensLeft() / liveInstances(), now);
+                return decision;
             } catch (RedisUnavailableException e) {
                 switchToLocal(e);
             } catch (BucketUnusableException e) {
                 unusableBucket(e);
-                return local.tryTake(admissionKey, localShare(rule, cost), cost, now);
+                return local.tryTake(admissionKey, rule, localShare(rule, cost), cost, now);
             }
         }
-        return local.tryTake(admissionKey, localShare(rule, cost), cost, now);
+        return local.tryTake(admissionKey, rule, localShare(rule, cost), cost, now);
     }
 
     /** How many keys the batched mode mirrors right now (for tests). */
@@ -277,10 +287,51 @@ public final class AdmissionController implements AutoCloseable {
                 log(why, "Admission: Redis {} {}; still admitting from local buckets", redis.description(),
                         why.describe());
             }
-        } else if (onRedis.compareAndSet(false, true)) {
+        } else if (handBack() && onRedis.compareAndSet(false, true)) {
             failure = null;
             switchesToRedis.incrementAndGet();
             LOG.info("Admission: Redis {} answers again; back on Redis", redis.description());
+        }
+    }
+
+    /**
+     * Before admission returns to Redis: lowers each shared bucket to at most what the local buckets say is left
+     * of it (this instance's balance times the live instances), and sets the batched mirrors to the result. Only
+     * keys whose local bucket is not full are sent: a full one would change nothing. False if Redis failed.
+     */
+    private boolean handBack() {
+        long now = nanoTime.getAsLong();
+        int instances = liveInstances();
+        List<LocalTokenBuckets.Balance> balances = local.notFull(now);
+        try {
+            for (int from = 0; from < balances.size(); from += BatchedTokenBuckets.CHARGE_CHUNK) {
+                List<LocalTokenBuckets.Balance> chunk = balances.subList(from,
+                        Math.min(balances.size(), from + BatchedTokenBuckets.CHARGE_CHUNK));
+                List<RedisTokenBuckets.Charge> ceilings = new ArrayList<>(chunk.size());
+                for (LocalTokenBuckets.Balance b : chunk) {
+                    // A debt cannot be written as a ceiling; the batched mode charges its own pending debt anyway.
+                    ceilings.add(new RedisTokenBuckets.Charge(b.key(), b.shared(), Math.max(0, b.tokens() * instances)));
+                }
+                List<Double> after = redis.cap(ceilings);
+                if (mode == AdmissionMode.BATCHED) {
+                    for (int i = 0; i < chunk.size(); i++) {
+                        batched.adopt(chunk.get(i).key(), after.get(i), now);
+                    }
+                }
+            }
+            return true;
+        } catch (RedisUnavailableException e) {
+            failure = RedisFailure.of(e);
+            return false;
+        }
+    }
+
+    /** Local buckets start from this instance's share of the mirrors' balances: what Redis last said, less use. */
+    private void seedFromMirrors() {
+        long now = nanoTime.getAsLong();
+        int instances = liveInstances();
+        for (LocalTokenBuckets.Balance b : batched.balances(now)) {
+            local.seed(b.key(), b.shared(), b.shared().share(instances), b.tokens() / instances, now);
         }
     }
 
@@ -291,6 +342,7 @@ public final class AdmissionController implements AutoCloseable {
         try {
             batched.sync(redis, nanoTime.getAsLong(), syncInterval.toNanos() * 100);
         } catch (RedisUnavailableException e) {
+            seedFromMirrors(); // before the switch: no record may find a fresh local bucket meanwhile
             switchToLocal(e);
         } catch (RuntimeException e) {
             LOG.error("Admission: batched sync failed unexpectedly", e);

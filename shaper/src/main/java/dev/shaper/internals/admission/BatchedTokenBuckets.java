@@ -157,6 +157,32 @@ final class BatchedTokenBuckets {
         return touched.size();
     }
 
+    /** Every mirror's balance now: the shared balance as last synced, less what was admitted here since. */
+    List<LocalTokenBuckets.Balance> balances(long nowNanos) {
+        List<LocalTokenBuckets.Balance> balances = new ArrayList<>(mirrors.size());
+        for (Mirror mirror : mirrors.values()) {
+            synchronized (mirror) {
+                balances.add(new LocalTokenBuckets.Balance(mirror.key, mirror.rule,
+                        mirror.bucket.tokens(mirror.rule, nowNanos)));
+            }
+        }
+        return balances;
+    }
+
+    /**
+     * Sets the mirror of {@code key}, if it has one, to the shared {@code balance} just read from Redis (less what
+     * was admitted here and not yet charged). NaN (the key is unusable in Redis) changes nothing.
+     */
+    void adopt(byte[] key, double balance, long nowNanos) {
+        Mirror mirror = mirrors.get(Bytes.wrap(key));
+        if (mirror == null || Double.isNaN(balance)) {
+            return;
+        }
+        synchronized (mirror) {
+            mirror.bucket.reset(balance - mirror.unsynced, nowNanos);
+        }
+    }
+
     int size() {
         return mirrors.size();
     }

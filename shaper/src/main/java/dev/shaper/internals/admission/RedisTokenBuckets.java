@@ -194,7 +194,11 @@ public final class RedisTokenBuckets implements AutoCloseable {
         return c != null && c.isOpen();
     }
 
-    /** One consumption report of the batched mode. */
+    /**
+     * One consumption report of the batched mode, or with {@link #cap}, the most tokens the bucket may hold.
+     *
+     * @param rule the shared bucket's rule, not a local share of it
+     */
     public record Charge(byte[] admissionKey, AdmissionRule rule, double consumed) {
     }
 
@@ -210,18 +214,32 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * leaves the outcome unknown: the exception then means "maybe charged".
      */
     public List<Double> charge(List<Charge> charges) throws RedisUnavailableException {
+        return timed(charges, TokenBucketScript.Mode.CHARGE);
+    }
+
+    /**
+     * Lowers each bucket's balance to at most the charge's amount (never raises it), as {@link #charge} does
+     * otherwise, and returns the balances afterwards: how a shaper that admitted from local buckets hands its
+     * estimate of what is left back to Redis, whose buckets refilled meanwhile (or restarted full).
+     */
+    public List<Double> cap(List<Charge> ceilings) throws RedisUnavailableException {
+        return timed(ceilings, TokenBucketScript.Mode.CAP);
+    }
+
+    private List<Double> timed(List<Charge> charges, TokenBucketScript.Mode mode) throws RedisUnavailableException {
         if (charges.isEmpty()) {
             return List.of();
         }
         long start = System.nanoTime();
         try {
-            return chargeUntimed(charges);
+            return chargeUntimed(charges, mode);
         } finally {
             observer.observe("charge", System.nanoTime() - start);
         }
     }
 
-    private List<Double> chargeUntimed(List<Charge> charges) throws RedisUnavailableException {
+    private List<Double> chargeUntimed(List<Charge> charges, TokenBucketScript.Mode mode)
+            throws RedisUnavailableException {
         StatefulRedisConnection<byte[], byte[]> c;
         List<byte[]> names = new ArrayList<>(charges.size());
         List<List<Integer>> calls;
@@ -234,14 +252,15 @@ public final class RedisTokenBuckets implements AutoCloseable {
         } catch (RedisException | IllegalStateException e) {
             throw unavailable(e);
         }
-        return chargeCalls(c, charges, names, calls);
+        return chargeCalls(c, charges, names, calls, mode);
     }
 
     /** Sends the script calls of {@code calls} in one pipeline and returns each charge's balance afterwards. */
     private List<Double> chargeCalls(StatefulRedisConnection<byte[], byte[]> c, List<Charge> charges,
-                                     List<byte[]> names, List<List<Integer>> calls) throws RedisUnavailableException {
+                                     List<byte[]> names, List<List<Integer>> calls, TokenBucketScript.Mode mode)
+            throws RedisUnavailableException {
         try {
-            List<RedisFuture<List<Object>>> replies = send(c, charges, names, calls, false);
+            List<RedisFuture<List<Object>>> replies = send(c, charges, names, calls, false, mode);
             await(replies);
             List<List<Integer>> noScript = new ArrayList<>();
             List<Integer> noScriptAt = new ArrayList<>();
@@ -252,7 +271,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 }
             }
             if (!noScript.isEmpty()) {
-                List<RedisFuture<List<Object>>> retries = send(c, charges, names, noScript, true);
+                List<RedisFuture<List<Object>>> retries = send(c, charges, names, noScript, true, mode);
                 await(retries);
                 for (int k = 0; k < noScript.size(); k++) {
                     replies.set(noScriptAt.get(k), retries.get(k));
@@ -288,7 +307,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     /** Pipelines one script call per group; with the source, the first one is an EVAL that loads the script. */
     private List<RedisFuture<List<Object>>> send(StatefulRedisConnection<byte[], byte[]> c, List<Charge> charges,
-                                                 List<byte[]> names, List<List<Integer>> calls, boolean withSource) {
+                                                 List<byte[]> names, List<List<Integer>> calls, boolean withSource,
+                                                 TokenBucketScript.Mode mode) {
         List<RedisFuture<List<Object>>> replies = new ArrayList<>(calls.size());
         // Most buckets share a few rules: their rate and burst are formatted once per rule.
         java.util.Map<AdmissionRule, byte[][]> ruleArgs = new java.util.IdentityHashMap<>();
@@ -299,7 +319,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 Charge charge = charges.get(call.get(j));
                 keys[j] = names.get(call.get(j));
                 TokenBucketScript.putArgs(args, j, ruleArgs.computeIfAbsent(charge.rule(), TokenBucketScript::ruleArgs),
-                        charge.consumed(), TokenBucketScript.Mode.CHARGE);
+                        charge.consumed(), mode);
             }
             // Redis runs a pipeline in order: once the EVAL has loaded the script, EVALSHA finds it.
             replies.add(withSource && replies.isEmpty()
@@ -372,7 +392,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
         try {
             calls().sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, new byte[0][]);
             // The sync's own path (grouping, pipelining, parsing), with one call for no bucket.
-            chargeCalls(pipeline(), List.of(), List.of(), List.of(List.of()));
+            chargeCalls(pipeline(), List.of(), List.of(), List.of(List.of()), TokenBucketScript.Mode.CHARGE);
             isCluster();
         } catch (RedisException | IllegalStateException | RedisUnavailableException e) {
             // not an outage: a warm-up only
