@@ -309,8 +309,11 @@ public final class AdmissionController implements AutoCloseable {
                         Math.min(balances.size(), from + BatchedTokenBuckets.CHARGE_CHUNK));
                 List<RedisTokenBuckets.Charge> ceilings = new ArrayList<>(chunk.size());
                 for (LocalTokenBuckets.Balance b : chunk) {
-                    // A debt cannot be written as a ceiling; the batched mode charges its own pending debt anyway.
-                    ceilings.add(new RedisTokenBuckets.Charge(b.key(), b.shared(), Math.max(0, b.tokens() * instances)));
+                    // The local balance started from the mirror's, which already counts what the next sync will
+                    // charge: add that back, or it would be taken twice. A debt cannot be a ceiling: 0 at least.
+                    double pending = mode == AdmissionMode.BATCHED ? batched.pending(b.key()) : 0;
+                    ceilings.add(new RedisTokenBuckets.Charge(b.key(), b.shared(),
+                            Math.max(0, b.tokens() * instances + pending)));
                 }
                 List<Double> after = redis.cap(ceilings);
                 if (mode == AdmissionMode.BATCHED) {

@@ -169,6 +169,17 @@ final class BatchedTokenBuckets {
         return balances;
     }
 
+    /** What was admitted from the mirror of {@code key} and not yet charged to Redis (0 without a mirror). */
+    double pending(byte[] key) {
+        Mirror mirror = mirrors.get(Bytes.wrap(key));
+        if (mirror == null) {
+            return 0;
+        }
+        synchronized (mirror) {
+            return mirror.unsynced;
+        }
+    }
+
     /**
      * Sets the mirror of {@code key}, if it has one, to the shared {@code balance} just read from Redis (less what
      * was admitted here and not yet charged). NaN (the key is unusable in Redis) changes nothing.
