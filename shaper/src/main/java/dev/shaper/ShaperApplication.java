@@ -126,6 +126,9 @@ public final class ShaperApplication {
             }
             StreamsHealth health = new StreamsHealth();
             health.watch(streams);
+            if (admission != null) {
+                health.watchAdmission(admission);
+            }
             if (config.httpPort() >= 0) {
                 try {
                     http = OperationsServer.start(config.httpPort(), registry, health, streams,
@@ -168,7 +171,8 @@ public final class ShaperApplication {
         String uri = config.redisUri();
         Duration ping = config.redisPingInterval();
         RedisTokenBuckets redis = uri == null ? null
-                : new RedisTokenBuckets(uri, config.redisTimeout(), RedisTokenBuckets.reconnectDelayFor(ping));
+                : new RedisTokenBuckets(uri, config.redisTimeout(), RedisTokenBuckets.reconnectDelayFor(ping),
+                        config.redisTlsCaFile());
         return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
                 System::nanoTime);
     }

@@ -150,6 +150,13 @@ public final class ShaperConfig extends AbstractConfig {
             + " buckets only, each with the rate divided by the number of live shaper instances. The password"
             + " never appears in logs.";
 
+    /** Certificate authorities trusted for rediss://. */
+    public static final String REDIS_TLS_CA_FILE_CONFIG = "shaper.redis.tls.ca.file";
+    public static final String REDIS_TLS_CA_FILE_DOC = "For a rediss:// URI: path of a PEM file of the certificate"
+            + " authorities whose certificates the shaper trusts for Redis, in place of the JVM's truststore"
+            + " (which -Djavax.net.ssl.trustStore replaces for every TLS connection of the JVM, Kafka's included)."
+            + " The server's certificate must also name the host of shaper.redis.uri. Empty: the JVM's truststore.";
+
     /** Redis timeout. */
     public static final String REDIS_TIMEOUT_MS_CONFIG = "shaper.redis.timeout.ms";
     public static final String REDIS_TIMEOUT_MS_DOC = "Longest wait, in milliseconds, for any Redis command. A"
@@ -202,6 +209,8 @@ public final class ShaperConfig extends AbstractConfig {
             .define(ADMISSION_SYNC_MS_CONFIG, Type.LONG, 250L, Range.between(1, 60_000), Importance.MEDIUM,
                     ADMISSION_SYNC_MS_DOC)
             .define(REDIS_URI_CONFIG, Type.PASSWORD, "", new RedisUriValidator(), Importance.HIGH, REDIS_URI_DOC)
+            .define(REDIS_TLS_CA_FILE_CONFIG, Type.STRING, "", new ReadableFileOrEmpty(), Importance.LOW,
+                    REDIS_TLS_CA_FILE_DOC)
             .define(REDIS_TIMEOUT_MS_CONFIG, Type.LONG, 50L, Range.between(1, 60_000), Importance.MEDIUM,
                     REDIS_TIMEOUT_MS_DOC)
             .define(REDIS_PING_INTERVAL_MS_CONFIG, Type.LONG, 1_000L, Range.between(10, 600_000), Importance.LOW,
@@ -408,6 +417,12 @@ public final class ShaperConfig extends AbstractConfig {
         return uri.isBlank() ? null : uri.trim();
     }
 
+    /** The PEM file of the CAs to trust for {@code rediss://}, or null for the JVM's truststore. */
+    public java.nio.file.Path redisTlsCaFile() {
+        String file = getString(REDIS_TLS_CA_FILE_CONFIG);
+        return file.isBlank() ? null : java.nio.file.Path.of(file.trim());
+    }
+
     public Duration redisTimeout() {
         return Duration.ofMillis(getLong(REDIS_TIMEOUT_MS_CONFIG));
     }
@@ -471,6 +486,8 @@ public final class ShaperConfig extends AbstractConfig {
 
     /** Accepts an empty string or a redis:// or rediss:// URI; never echoes the value (it may hold a password). */
     static final class RedisUriValidator implements ConfigDef.Validator {
+        private static final String EXPECTED = "redis://[user:password@]host:port[/db]";
+
         @Override
         public void ensureValid(String name, Object value) {
             String uri = value instanceof org.apache.kafka.common.config.types.Password p ? p.value()
@@ -480,20 +497,46 @@ public final class ShaperConfig extends AbstractConfig {
             }
             String trimmed = uri.trim();
             if (!trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://")) {
-                throw new ConfigException(name, "[hidden]", "expected redis://[user:password@]host:port[/db] or"
-                        + " rediss://... (TLS), or empty for local admission only");
+                throw new ConfigException(name, "[hidden]", "expected " + EXPECTED + " or rediss://... (TLS), or"
+                        + " empty for local admission only");
             }
+            io.lettuce.core.RedisURI parsed;
             try {
-                io.lettuce.core.RedisURI.create(trimmed);
+                parsed = io.lettuce.core.RedisURI.create(trimmed);
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(name, "[hidden]", "not a valid Redis URI: " + e.getMessage()
-                        .replace(trimmed, "[hidden]"));
+                throw new ConfigException(name, "[hidden]", "not a valid Redis URI (expected " + EXPECTED + "): "
+                        + e.getMessage().replace(trimmed, "[hidden]"));
+            }
+            // Lettuce keeps what follows a colon that does not start a number in the host ("127.0.0.1:notaport")
+            // and connects to the default port; only an IPv6 literal in brackets may hold colons.
+            String host = parsed.getHost();
+            boolean ipv6 = host != null && host.startsWith("[") && host.endsWith("]");
+            if (host == null || host.isEmpty() || host.startsWith(":") || (!ipv6 && host.contains(":"))) {
+                // The host is not echoed either: with a malformed URI it may hold part of the password.
+                throw new ConfigException(name, "[hidden]", "expected " + EXPECTED + ", with a host and a port"
+                        + " number from 1 to 65535 (the port may be left out for 6379)");
             }
         }
 
         @Override
         public String toString() {
             return "empty, redis://... or rediss://...";
+        }
+    }
+
+    /** Accepts an empty string or the path of a readable file: a missing file fails at start, not at the first use. */
+    static final class ReadableFileOrEmpty implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String file = value == null ? "" : value.toString().trim();
+            if (!file.isEmpty() && !java.nio.file.Files.isReadable(java.nio.file.Path.of(file))) {
+                throw new ConfigException(name, value, "expected the path of a readable file, or empty");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "empty or a readable file";
         }
     }
 

@@ -8,6 +8,8 @@
 -- ARGV[4]  "take": take cost tokens only if that many exist (the strict mode)
 --          "charge": take cost tokens whatever the balance, which may go negative (consumption that was
 --          already admitted elsewhere, reported by the batched mode)
+--          "cap": lower the balance to at most cost tokens; never raise it (a shaper that admitted from local
+--          buckets while Redis was out of reach writes back what it estimates is left)
 -- Returns  { allowed: 1 or 0,
 --            tokens left: a decimal string (the balance is fractional),
 --            wait: whole microseconds until cost tokens exist, 0 if there are enough, at most ten years }
@@ -49,8 +51,8 @@ for i = 1, #KEYS do
     return bad(i, 3, 'cost', 'a number >= 0')
   end
   local mode = ARGV[j + 4]
-  if mode ~= 'take' and mode ~= 'charge' then
-    return redis.error_reply('ERR token-bucket: mode must be take or charge, got ' .. tostring(mode))
+  if mode ~= 'take' and mode ~= 'charge' and mode ~= 'cap' then
+    return redis.error_reply('ERR token-bucket: mode must be take, charge or cap, got ' .. tostring(mode))
   end
   args[i] = { rate, burst, cost, mode }
 end
@@ -82,7 +84,10 @@ for i = 1, #KEYS do
     end
 
     local allowed = 0
-    if mode == 'charge' or tokens >= cost then
+    if mode == 'cap' then
+      tokens = math.min(tokens, cost)
+      allowed = 1
+    elseif mode == 'charge' or tokens >= cost then
       tokens = tokens - cost
       allowed = 1
     end

@@ -7,6 +7,7 @@ import dev.shaper.internals.config.SettingsLoader;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.config.ConfigException;
@@ -150,6 +151,38 @@ class ShaperConfigTest {
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.REDIS_URI_CONFIG, "http://u:s3cret@h:1")))
                 .hasMessageContaining("shaper.redis.uri").hasMessageContaining("redis://")
                 .hasMessageNotContaining("s3cret");
+    }
+
+    @Test
+    void shouldRefuseARedisUriWhosePortIsNotANumberInsteadOfTakingItAsPartOfTheHost() {
+        // Lettuce alone parses these with the host "127.0.0.1:notaport" (or ":6379") and the default port.
+        for (String uri : List.of("redis://127.0.0.1:notaport", "rediss://s3cret@redis.internal:63a9/1",
+                "redis://:6379", "redis://u:s3cret@h:-1")) {
+            assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.REDIS_URI_CONFIG, uri)))
+                    .as(uri)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("shaper.redis.uri")
+                    .hasMessageContaining("redis://[user:password@]host:port[/db]")
+                    .hasMessageNotContaining("s3cret");
+        }
+        // IPv6 literals keep their colons inside brackets; a URI without a port means Redis's 6379.
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.REDIS_URI_CONFIG, "redis://[::1]:6380")).redisUri())
+                .isEqualTo("redis://[::1]:6380");
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.REDIS_URI_CONFIG, "redis://redis.internal")).redisUri())
+                .isEqualTo("redis://redis.internal");
+    }
+
+    @Test
+    void shouldTakeAPemFileOfTrustedCasForRedisTlsAndRefuseAMissingOne(@TempDir Path dir) throws Exception {
+        assertThat(new ShaperConfig(Map.of()).redisTlsCaFile()).as("the JVM's truststore").isNull();
+        Path ca = Files.writeString(dir.resolve("ca.pem"), "-----BEGIN CERTIFICATE-----\n");
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.REDIS_TLS_CA_FILE_CONFIG, ca.toString())).redisTlsCaFile())
+                .isEqualTo(ca);
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.REDIS_TLS_CA_FILE_CONFIG,
+                dir.resolve("missing.pem").toString())))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("shaper.redis.tls.ca.file")
+                .hasMessageContaining("expected the path of a readable file");
     }
 
     @Test

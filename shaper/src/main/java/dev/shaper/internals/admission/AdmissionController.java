@@ -1,6 +1,8 @@
 package dev.shaper.internals.admission;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,7 +21,15 @@ import org.slf4j.LoggerFactory;
  * <p>On a Redis error or timeout the controller switches to local buckets, whose rate and burst are the
  * rule's divided by the number of live shaper instances, so that the global limit roughly holds through an
  * outage. One background thread pings Redis every ping interval while it is down and switches back when it
- * answers; the same thread runs the batched mode's sync. Each switch is logged once and counted.
+ * answers; the same thread runs the batched mode's sync.
+ *
+ * <p>A switch carries each key's balance over instead of granting it a fresh burst: a local bucket starts from
+ * this instance's share (1/N) of the balance last known from Redis (the strict mode's last answer, the batched
+ * mode's mirror), and before admission returns to Redis each shared bucket is lowered to at most N times the
+ * local balance (never raised): Redis's buckets refilled while nobody could charge them, or restarted full. Each switch is logged once and counted, and why
+ * Redis cannot be used ({@link RedisFailure}: no answer, or a refusal of the credentials, a command or the TLS
+ * handshake, which only a configuration change will cure) is kept for the metrics and the health detail, and
+ * logged again only when it changes.
  */
 public final class AdmissionController implements AutoCloseable {
 
@@ -48,6 +58,8 @@ public final class AdmissionController implements AutoCloseable {
     private final Duration pingInterval;
     private final Duration syncInterval;
     private final AtomicBoolean onRedis = new AtomicBoolean();
+    /** Why Redis cannot be used, while admission is local although a Redis is configured; null otherwise. */
+    private volatile RedisFailure failure;
     private final AtomicLong switchesToLocal = new AtomicLong();
     private final AtomicLong switchesToRedis = new AtomicLong();
     private final AtomicLong lastUnusableLogNanos = new AtomicLong(Long.MIN_VALUE / 2);
@@ -73,15 +85,16 @@ public final class AdmissionController implements AutoCloseable {
             return t;
         });
         if (redis != null) {
-            // The first command on a new connection includes its handshake: one slow answer is not an outage.
-            onRedis.set(redis.ping() || redis.ping());
+            failure = firstPing(redis);
+            onRedis.set(failure == null);
             if (onRedis.get()) {
+                redis.warmUp();
                 LOG.info("Admission: {} mode on Redis {}", mode.name().toLowerCase(java.util.Locale.ROOT),
                         redis.description());
             } else {
                 switchesToLocal.incrementAndGet();
-                LOG.warn("Admission: Redis {} does not answer; admitting from local buckets until it does",
-                        redis.description());
+                log(failure, "Admission: Redis {} {}; admitting from local buckets until it can be used",
+                        redis.description(), failure.describe());
             }
             background.scheduleWithFixedDelay(this::monitor, pingInterval.toMillis(), pingInterval.toMillis(),
                     TimeUnit.MILLISECONDS);
@@ -99,6 +112,32 @@ public final class AdmissionController implements AutoCloseable {
         background.scheduleWithFixedDelay(() -> local.evictFull(nanoTime.getAsLong()), 10, 10, TimeUnit.SECONDS);
         background.scheduleWithFixedDelay(this::refreshLiveInstances, 0, pingInterval.toMillis(),
                 TimeUnit.MILLISECONDS);
+    }
+
+    /** Null if Redis answers a ping at start, else why not; a refusal is not asked again. */
+    private static RedisFailure firstPing(RedisTokenBuckets redis) {
+        RedisFailure first = ping(redis);
+        // The first command on a new connection includes its handshake: one slow answer is not an outage.
+        return first == null || first.isRefusal() ? first : ping(redis);
+    }
+
+    /** Null if Redis answers a ping, else why not. */
+    private static RedisFailure ping(RedisTokenBuckets redis) {
+        try {
+            redis.ping();
+            return null;
+        } catch (RedisUnavailableException e) {
+            return RedisFailure.of(e);
+        }
+    }
+
+    /** Logs at ERROR what only a configuration change cures, at WARN a Redis that does not answer. */
+    private static void log(RedisFailure why, String format, Object... args) {
+        if (why.isRefusal()) {
+            LOG.error(format, args);
+        } else {
+            LOG.warn(format, args);
+        }
     }
 
     /** Tells the controller how many shaper instances are live; the local fallback divides by this. */
@@ -127,15 +166,18 @@ public final class AdmissionController implements AutoCloseable {
                 return batched.tryTake(admissionKey, rule, cost, now, memo);
             }
             try {
-                return redis.take(admissionKey, rule, cost);
+                AdmissionDecision decision = redis.take(admissionKey, rule, cost);
+                // The balance last known from Redis: where this key's local bucket starts if Redis fails.
+                local.seed(admissionKey, rule, localShare(rule, cost), decision.tokensLeft() / liveInstances(), now);
+                return decision;
             } catch (RedisUnavailableException e) {
                 switchToLocal(e);
             } catch (BucketUnusableException e) {
                 unusableBucket(e);
-                return local.tryTake(admissionKey, localShare(rule, cost), cost, now);
+                return local.tryTake(admissionKey, rule, localShare(rule, cost), cost, now);
             }
         }
-        return local.tryTake(admissionKey, localShare(rule, cost), cost, now);
+        return local.tryTake(admissionKey, rule, localShare(rule, cost), cost, now);
     }
 
     /** How many keys the batched mode mirrors right now (for tests). */
@@ -164,6 +206,20 @@ public final class AdmissionController implements AutoCloseable {
 
     public long switchesToRedis() {
         return switchesToRedis.get();
+    }
+
+    /**
+     * Why admission is on local buckets although a Redis is configured (see {@link RedisFailure}); null while
+     * on Redis or without one.
+     */
+    public RedisFailure redisFailure() {
+        return onRedis.get() ? null : failure;
+    }
+
+    /** One line for the health detail when admission is local for want of Redis; null otherwise. */
+    public String healthDetail() {
+        RedisFailure why = redisFailure();
+        return why == null ? null : "admission on local buckets: Redis " + redis.description() + " " + why.describe();
     }
 
     /**
@@ -198,10 +254,14 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     private void switchToLocal(Exception cause) {
+        RedisFailure why = RedisFailure.of(cause);
+        if (onRedis.get()) {
+            failure = why; // before the switch, so that whoever sees admission local also sees why
+        }
         if (onRedis.compareAndSet(true, false)) {
             switchesToLocal.incrementAndGet();
-            LOG.warn("Admission: Redis {} failed ({}); admitting from local buckets at 1/{} of each rate until it"
-                    + " answers again", redis.description(), cause.getMessage(), liveInstances());
+            log(why, "Admission: Redis {} failed, it {}; admitting from local buckets at 1/{} of each rate until it"
+                    + " answers again", redis.description(), why.describe(), liveInstances());
         }
     }
 
@@ -215,9 +275,66 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     private void monitor() {
-        if (!onRedis.get() && redis.ping() && onRedis.compareAndSet(false, true)) {
+        if (onRedis.get()) {
+            return;
+        }
+        RedisFailure why = ping(redis);
+        if (why != null) {
+            RedisFailure before = failure;
+            failure = why;
+            // Named once per change (e.g. Redis came back with another password), not at every ping.
+            if (before == null || before.kind() != why.kind()) {
+                log(why, "Admission: Redis {} {}; still admitting from local buckets", redis.description(),
+                        why.describe());
+            }
+        } else if (handBack() && onRedis.compareAndSet(false, true)) {
+            failure = null;
             switchesToRedis.incrementAndGet();
             LOG.info("Admission: Redis {} answers again; back on Redis", redis.description());
+        }
+    }
+
+    /**
+     * Before admission returns to Redis: lowers each shared bucket to at most what the local buckets say is left
+     * of it (this instance's balance times the live instances), and sets the batched mirrors to the result. Only
+     * keys whose local bucket is not full are sent: a full one would change nothing. False if Redis failed.
+     */
+    private boolean handBack() {
+        long now = nanoTime.getAsLong();
+        int instances = liveInstances();
+        List<LocalTokenBuckets.Balance> balances = local.notFull(now);
+        try {
+            for (int from = 0; from < balances.size(); from += BatchedTokenBuckets.CHARGE_CHUNK) {
+                List<LocalTokenBuckets.Balance> chunk = balances.subList(from,
+                        Math.min(balances.size(), from + BatchedTokenBuckets.CHARGE_CHUNK));
+                List<RedisTokenBuckets.Charge> ceilings = new ArrayList<>(chunk.size());
+                for (LocalTokenBuckets.Balance b : chunk) {
+                    // The local balance started from the mirror's, which already counts what the next sync will
+                    // charge: add that back, or it would be taken twice. A debt cannot be a ceiling: 0 at least.
+                    double pending = mode == AdmissionMode.BATCHED ? batched.pending(b.key()) : 0;
+                    ceilings.add(new RedisTokenBuckets.Charge(b.key(), b.shared(),
+                            Math.max(0, b.tokens() * instances + pending)));
+                }
+                List<Double> after = redis.cap(ceilings);
+                if (mode == AdmissionMode.BATCHED) {
+                    for (int i = 0; i < chunk.size(); i++) {
+                        batched.adopt(chunk.get(i).key(), after.get(i), now);
+                    }
+                }
+            }
+            return true;
+        } catch (RedisUnavailableException e) {
+            failure = RedisFailure.of(e);
+            return false;
+        }
+    }
+
+    /** Local buckets start from this instance's share of the mirrors' balances: what Redis last said, less use. */
+    private void seedFromMirrors() {
+        long now = nanoTime.getAsLong();
+        int instances = liveInstances();
+        for (LocalTokenBuckets.Balance b : batched.balances(now)) {
+            local.seed(b.key(), b.shared(), b.shared().share(instances), b.tokens() / instances, now);
         }
     }
 
@@ -228,6 +345,7 @@ public final class AdmissionController implements AutoCloseable {
         try {
             batched.sync(redis, nanoTime.getAsLong(), syncInterval.toNanos() * 100);
         } catch (RedisUnavailableException e) {
+            seedFromMirrors(); // before the switch: no record may find a fresh local bucket meanwhile
             switchToLocal(e);
         } catch (RuntimeException e) {
             LOG.error("Admission: batched sync failed unexpectedly", e);

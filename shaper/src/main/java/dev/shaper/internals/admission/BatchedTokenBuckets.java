@@ -157,6 +157,43 @@ final class BatchedTokenBuckets {
         return touched.size();
     }
 
+    /** Every mirror's balance now: the shared balance as last synced, less what was admitted here since. */
+    List<LocalTokenBuckets.Balance> balances(long nowNanos) {
+        List<LocalTokenBuckets.Balance> balances = new ArrayList<>(mirrors.size());
+        for (Mirror mirror : mirrors.values()) {
+            synchronized (mirror) {
+                balances.add(new LocalTokenBuckets.Balance(mirror.key, mirror.rule,
+                        mirror.bucket.tokens(mirror.rule, nowNanos)));
+            }
+        }
+        return balances;
+    }
+
+    /** What was admitted from the mirror of {@code key} and not yet charged to Redis (0 without a mirror). */
+    double pending(byte[] key) {
+        Mirror mirror = mirrors.get(Bytes.wrap(key));
+        if (mirror == null) {
+            return 0;
+        }
+        synchronized (mirror) {
+            return mirror.unsynced;
+        }
+    }
+
+    /**
+     * Sets the mirror of {@code key}, if it has one, to the shared {@code balance} just read from Redis (less what
+     * was admitted here and not yet charged). NaN (the key is unusable in Redis) changes nothing.
+     */
+    void adopt(byte[] key, double balance, long nowNanos) {
+        Mirror mirror = mirrors.get(Bytes.wrap(key));
+        if (mirror == null || Double.isNaN(balance)) {
+            return;
+        }
+        synchronized (mirror) {
+            mirror.bucket.reset(balance - mirror.unsynced, nowNanos);
+        }
+    }
+
     int size() {
         return mirrors.size();
     }

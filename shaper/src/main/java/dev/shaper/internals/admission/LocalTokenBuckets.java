@@ -1,5 +1,8 @@
 package dev.shaper.internals.admission;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.utils.Bytes;
 
@@ -7,6 +10,9 @@ import org.apache.kafka.common.utils.Bytes;
  * In-process token buckets, one per admission key, shared by all stream threads of this instance. Used on
  * their own when no Redis is configured, and as the fallback while Redis is down. A full bucket carries no
  * information, so {@link #evictFull} forgets those and memory stays proportional to recently limited keys.
+ *
+ * <p>Each bucket runs at this instance's share of the key's rule and remembers the shared rule too, so that
+ * its balance can be handed back to the shared bucket when Redis is back ({@link #notFull}).
  */
 final class LocalTokenBuckets {
 
@@ -14,28 +20,68 @@ final class LocalTokenBuckets {
 
     private static final class Entry {
         final TokenBucket bucket;
-        AdmissionRule rule;
+        AdmissionRule share;
+        AdmissionRule shared;
 
-        Entry(TokenBucket bucket, AdmissionRule rule) {
+        Entry(TokenBucket bucket, AdmissionRule share, AdmissionRule shared) {
             this.bucket = bucket;
-            this.rule = rule;
+            this.share = share;
+            this.shared = shared;
         }
     }
 
-    AdmissionDecision tryTake(byte[] key, AdmissionRule rule, double cost, long nowNanos) {
-        Entry entry = buckets.computeIfAbsent(Bytes.wrap(key), k -> new Entry(new TokenBucket(rule.burst(), nowNanos),
-                rule));
+    /** A bucket's balance, with the rule of the shared bucket it stands in for. */
+    record Balance(byte[] key, AdmissionRule shared, double tokens) {
+    }
+
+    /**
+     * Takes {@code cost} tokens for {@code key} from its bucket, which runs at {@code share}; {@code shared} is
+     * the rule of the key's shared bucket. A key without a bucket gets a full one.
+     */
+    AdmissionDecision tryTake(byte[] key, AdmissionRule shared, AdmissionRule share, double cost, long nowNanos) {
+        Entry entry = entry(key, shared, share, nowNanos);
         synchronized (entry) {
-            entry.rule = rule;
-            return entry.bucket.tryTake(rule, cost, nowNanos);
+            entry.share = share;
+            entry.shared = shared;
+            return entry.bucket.tryTake(share, cost, nowNanos);
         }
+    }
+
+    /** Sets the balance of {@code key}'s bucket, e.g. to its share of the balance last known from Redis. */
+    void seed(byte[] key, AdmissionRule shared, AdmissionRule share, double tokens, long nowNanos) {
+        Entry entry = entry(key, shared, share, nowNanos);
+        synchronized (entry) {
+            entry.share = share;
+            entry.shared = shared;
+            entry.bucket.reset(Math.min(tokens, share.burst()), nowNanos);
+        }
+    }
+
+    /** The buckets that are not full now: the keys whose balance says more than "unused". */
+    List<Balance> notFull(long nowNanos) {
+        List<Balance> balances = new ArrayList<>();
+        for (Map.Entry<Bytes, Entry> e : buckets.entrySet()) {
+            Entry entry = e.getValue();
+            synchronized (entry) {
+                if (!entry.bucket.isFull(entry.share, nowNanos)) {
+                    balances.add(new Balance(e.getKey().get(), entry.shared, entry.bucket.tokens(entry.share,
+                            nowNanos)));
+                }
+            }
+        }
+        return balances;
+    }
+
+    private Entry entry(byte[] key, AdmissionRule shared, AdmissionRule share, long nowNanos) {
+        return buckets.computeIfAbsent(Bytes.wrap(key), k -> new Entry(new TokenBucket(share.burst(), nowNanos), share,
+                shared));
     }
 
     /** Forgets full buckets; returns how many remain. */
     int evictFull(long nowNanos) {
         buckets.values().removeIf(entry -> {
             synchronized (entry) {
-                return entry.bucket.isFull(entry.rule, nowNanos);
+                return entry.bucket.isFull(entry.share, nowNanos);
             }
         });
         return buckets.size();

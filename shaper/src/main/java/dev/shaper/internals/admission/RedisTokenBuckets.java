@@ -12,17 +12,21 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import reactor.core.Disposable;
 
 /**
  * Token buckets in Redis, through Lettuce: the script is loaded once and run with EVALSHA, and loaded again
@@ -45,24 +49,67 @@ public final class RedisTokenBuckets implements AutoCloseable {
     private volatile StatefulRedisConnection<byte[], byte[]> pipeline;
     private volatile RedisCallObserver observer = RedisCallObserver.NONE;
     private volatile Boolean cluster;
+    /** Why Lettuce's last attempt to reconnect failed; null once connected. */
+    private volatile Throwable reconnectFailure;
+    private final Disposable reconnectEvents;
 
     /**
      * @param uri     {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS
      * @param timeout the longest any command may take; a slower Redis counts as down
      */
     public RedisTokenBuckets(String uri, Duration timeout, Duration reconnectDelay) {
+        this(uri, timeout, reconnectDelay, null);
+    }
+
+    /**
+     * @param trustedCas for {@code rediss://}: a PEM file of the certificate authorities to trust instead of the
+     *                   JVM's truststore, or null for the JVM's
+     */
+    public RedisTokenBuckets(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas) {
         RedisURI redisUri = RedisURI.create(uri);
-        redisUri.setTimeout(timeout);
+        // The URI's timeout bounds connecting (the handshake's commands included); commands get their own below.
+        redisUri.setTimeout(connectTimeout(timeout));
         this.timeout = timeout;
         this.description = describe(redisUri);
         this.resources = ClientResources.builder().reconnectDelay(Delay.constant(reconnectDelay)).build();
         this.client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(timeout.multipliedBy(4)).build())
+                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout(timeout)).build())
                 // While disconnected, fail at once instead of queuing commands until their timeout.
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .sslOptions(sslOptions(trustedCas, connectTimeout(timeout)))
                 .build());
+        // A command on a connection that is down fails with "not connected": the reconnect's own failure says
+        // why (a password changed, a certificate expired), so it is kept for the error the caller gets.
+        this.reconnectEvents = resources.eventBus().get().subscribe(event -> {
+            if (event instanceof ReconnectFailedEvent failed) {
+                reconnectFailure = failed.getCause();
+            }
+        });
+        onConnected(() -> reconnectFailure = null);
+    }
+
+    private static SslOptions sslOptions(Path trustedCas, Duration handshakeTimeout) {
+        // Netty's own handshake timeout is 10 s: a rediss:// URI aimed at a plain port would hold the start that long.
+        SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider().handshakeTimeout(handshakeTimeout);
+        if (trustedCas != null) {
+            ssl.trustManager(trustedCas.toFile());
+        }
+        return ssl.build();
+    }
+
+    /**
+     * The longest a connection may take to establish: TCP, TLS and the handshake (HELLO, AUTH). Longer than a
+     * command's timeout, because the first connection of a JVM loads and starts the client (Netty, TLS) first:
+     * with the 50 ms default, a healthy Redis failed both pings at start about one time in three, and admission
+     * started with a false switch to local buckets. No stream thread waits for a connection: commands are
+     * rejected at once while there is none, and (re)connecting happens at start or on the background thread.
+     */
+    static Duration connectTimeout(Duration timeout) {
+        Duration atLeast = Duration.ofSeconds(2);
+        Duration fourCommands = timeout.multipliedBy(4);
+        return fourCommands.compareTo(atLeast) > 0 ? fourCommands : atLeast;
     }
 
     /**
@@ -126,13 +173,32 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 throw new BucketUnusableException("Redis key " + new String(keys[0], StandardCharsets.UTF_8)
                         + " is not a token bucket: " + e.getMessage(), e);
             }
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
+            throw unavailable(e);
         } catch (RedisException | IllegalStateException e) {
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
+            throw unavailable(e);
         }
     }
 
-    /** One consumption report of the batched mode. */
+    /**
+     * The exception for a failed call: with the reconnect's failure as its cause when the connection is down,
+     * since "not connected" alone would hide a refused password or certificate.
+     */
+    private RedisUnavailableException unavailable(RuntimeException e) {
+        Throwable reconnect = reconnectFailure;
+        Throwable cause = reconnect != null && !isConnected() ? reconnect : e;
+        return new RedisUnavailableException("Redis " + description + ": " + cause.getMessage(), cause);
+    }
+
+    private boolean isConnected() {
+        StatefulRedisConnection<byte[], byte[]> c = calls;
+        return c != null && c.isOpen();
+    }
+
+    /**
+     * One consumption report of the batched mode, or with {@link #cap}, the most tokens the bucket may hold.
+     *
+     * @param rule the shared bucket's rule, not a local share of it
+     */
     public record Charge(byte[] admissionKey, AdmissionRule rule, double consumed) {
     }
 
@@ -148,26 +214,53 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * leaves the outcome unknown: the exception then means "maybe charged".
      */
     public List<Double> charge(List<Charge> charges) throws RedisUnavailableException {
+        return timed(charges, TokenBucketScript.Mode.CHARGE);
+    }
+
+    /**
+     * Lowers each bucket's balance to at most the charge's amount (never raises it), as {@link #charge} does
+     * otherwise, and returns the balances afterwards: how a shaper that admitted from local buckets hands its
+     * estimate of what is left back to Redis, whose buckets refilled meanwhile (or restarted full).
+     */
+    public List<Double> cap(List<Charge> ceilings) throws RedisUnavailableException {
+        return timed(ceilings, TokenBucketScript.Mode.CAP);
+    }
+
+    private List<Double> timed(List<Charge> charges, TokenBucketScript.Mode mode) throws RedisUnavailableException {
         if (charges.isEmpty()) {
             return List.of();
         }
         long start = System.nanoTime();
         try {
-            return chargeUntimed(charges);
+            return chargeUntimed(charges, mode);
         } finally {
             observer.observe("charge", System.nanoTime() - start);
         }
     }
 
-    private List<Double> chargeUntimed(List<Charge> charges) throws RedisUnavailableException {
+    private List<Double> chargeUntimed(List<Charge> charges, TokenBucketScript.Mode mode)
+            throws RedisUnavailableException {
+        StatefulRedisConnection<byte[], byte[]> c;
+        List<byte[]> names = new ArrayList<>(charges.size());
+        List<List<Integer>> calls;
         try {
-            StatefulRedisConnection<byte[], byte[]> c = pipeline();
-            List<byte[]> names = new ArrayList<>(charges.size());
+            c = pipeline();
             for (Charge charge : charges) {
                 names.add(TokenBucketScript.bucketName(charge.admissionKey()));
             }
-            List<List<Integer>> calls = ChargeCalls.group(names, isCluster(), KEYS_PER_CALL);
-            List<RedisFuture<List<Object>>> replies = send(c, charges, names, calls, false);
+            calls = ChargeCalls.group(names, isCluster(), KEYS_PER_CALL);
+        } catch (RedisException | IllegalStateException e) {
+            throw unavailable(e);
+        }
+        return chargeCalls(c, charges, names, calls, mode);
+    }
+
+    /** Sends the script calls of {@code calls} in one pipeline and returns each charge's balance afterwards. */
+    private List<Double> chargeCalls(StatefulRedisConnection<byte[], byte[]> c, List<Charge> charges,
+                                     List<byte[]> names, List<List<Integer>> calls, TokenBucketScript.Mode mode)
+            throws RedisUnavailableException {
+        try {
+            List<RedisFuture<List<Object>>> replies = send(c, charges, names, calls, false, mode);
             await(replies);
             List<List<Integer>> noScript = new ArrayList<>();
             List<Integer> noScriptAt = new ArrayList<>();
@@ -178,7 +271,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 }
             }
             if (!noScript.isEmpty()) {
-                List<RedisFuture<List<Object>>> retries = send(c, charges, names, noScript, true);
+                List<RedisFuture<List<Object>>> retries = send(c, charges, names, noScript, true, mode);
                 await(retries);
                 for (int k = 0; k < noScript.size(); k++) {
                     replies.set(noScriptAt.get(k), retries.get(k));
@@ -202,7 +295,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
             }
             return List.of(balances);
         } catch (RedisException | IllegalStateException e) {
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getMessage(), e);
+            throw unavailable(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new RedisUnavailableException("interrupted while charging Redis " + description, e);
@@ -214,7 +307,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     /** Pipelines one script call per group; with the source, the first one is an EVAL that loads the script. */
     private List<RedisFuture<List<Object>>> send(StatefulRedisConnection<byte[], byte[]> c, List<Charge> charges,
-                                                 List<byte[]> names, List<List<Integer>> calls, boolean withSource) {
+                                                 List<byte[]> names, List<List<Integer>> calls, boolean withSource,
+                                                 TokenBucketScript.Mode mode) {
         List<RedisFuture<List<Object>>> replies = new ArrayList<>(calls.size());
         // Most buckets share a few rules: their rate and burst are formatted once per rule.
         java.util.Map<AdmissionRule, byte[][]> ruleArgs = new java.util.IdentityHashMap<>();
@@ -225,7 +319,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 Charge charge = charges.get(call.get(j));
                 keys[j] = names.get(call.get(j));
                 TokenBucketScript.putArgs(args, j, ruleArgs.computeIfAbsent(charge.rule(), TokenBucketScript::ruleArgs),
-                        charge.consumed(), TokenBucketScript.Mode.CHARGE);
+                        charge.consumed(), mode);
             }
             // Redis runs a pipeline in order: once the EVAL has loaded the script, EVALSHA finds it.
             replies.add(withSource && replies.isEmpty()
@@ -288,13 +382,36 @@ public final class RedisTokenBuckets implements AutoCloseable {
         }
     }
 
-    /** True if Redis answers PING within the timeout. */
-    public boolean ping() {
+    /**
+     * Opens both connections and makes each one's first script call (with no bucket: it changes nothing), at
+     * start, where a slow answer costs nothing. The first calls of a JVM load and compile the client's code
+     * paths: made by the batched mode's first sync instead, they outlasted the 50 ms default timeout on a loaded
+     * machine, and a healthy Redis counted as down. Failures are ignored: the calls that follow will tell.
+     */
+    public void warmUp() {
+        try {
+            calls().sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, new byte[0][]);
+            // The sync's own path (grouping, pipelining, parsing), with one call for no bucket.
+            chargeCalls(pipeline(), List.of(), List.of(), List.of(List.of()), TokenBucketScript.Mode.CHARGE);
+            isCluster();
+        } catch (RedisException | IllegalStateException | RedisUnavailableException e) {
+            // not an outage: a warm-up only
+        }
+    }
+
+    /**
+     * Returns if Redis answers PING within the timeout; throws otherwise, with the cause that tells a Redis that
+     * does not answer from one that refuses the credentials or the TLS handshake (see {@link RedisFailure}).
+     */
+    public void ping() throws RedisUnavailableException {
         long start = System.nanoTime();
         try {
-            return "PONG".equals(calls().sync().ping());
+            String reply = calls().sync().ping();
+            if (!"PONG".equals(reply)) {
+                throw new RedisUnavailableException("Redis " + description + " answered PING with " + reply, null);
+            }
         } catch (RuntimeException e) {
-            return false;
+            throw unavailable(e);
         } finally {
             observer.observe("ping", System.nanoTime() - start);
         }
@@ -330,6 +447,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     @Override
     public void close() {
+        reconnectEvents.dispose();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
     }

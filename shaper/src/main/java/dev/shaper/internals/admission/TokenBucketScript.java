@@ -28,7 +28,9 @@ public final class TokenBucketScript {
         /** Take the tokens only if enough exist. */
         TAKE,
         /** Take the tokens whatever the balance (it may go negative). */
-        CHARGE;
+        CHARGE,
+        /** Lower the balance to at most the cost; never raise it. */
+        CAP;
 
         private final byte[] arg = name().toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
 

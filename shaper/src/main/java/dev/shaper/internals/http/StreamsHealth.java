@@ -1,5 +1,6 @@
 package dev.shaper.internals.http;
 
+import dev.shaper.internals.admission.AdmissionController;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
@@ -13,17 +14,26 @@ import org.apache.kafka.streams.processor.StateRestoreListener;
  * and no stop was requested. RUNNING alone is not enough: with Kafka Streams' state updater, stream threads
  * run while some tasks still restore in the background, and a restoring task's queues are not being drained.
  * Live means: Kafka Streams has not failed (an orchestrator should restart an instance that is not live).
+ *
+ * <p>The detail also says when admission is on local buckets for want of Redis, and why (e.g. Redis refuses the
+ * credentials): the instance still shapes and admits, so neither answer changes, but an operator must act.
  */
 public final class StreamsHealth implements StateRestoreListener {
 
     private final Set<TopicPartition> restoring = ConcurrentHashMap.newKeySet();
     private volatile KafkaStreams streams;
     private volatile boolean stopping;
+    private volatile AdmissionController admission;
 
     /** Registers as the restore listener of {@code streams}; call before {@link KafkaStreams#start}. */
     public void watch(KafkaStreams streams) {
         streams.setGlobalStateRestoreListener(this);
         this.streams = streams;
+    }
+
+    /** Adds the admission's state to {@link #describe} when it is on local buckets although Redis is configured. */
+    public void watchAdmission(AdmissionController admission) {
+        this.admission = admission;
     }
 
     /** A stop was requested: not ready from now on, so that traffic and checks move elsewhere first. */
@@ -40,8 +50,15 @@ public final class StreamsHealth implements StateRestoreListener {
         return !stopping && state() == KafkaStreams.State.RUNNING && restoring.isEmpty();
     }
 
-    /** One line saying why the instance is or is not ready. */
+    /** One line saying why the instance is or is not ready, and what is wrong with admission, if anything. */
     public String describe() {
+        AdmissionController a = admission;
+        String admissionDetail = a == null ? null : a.healthDetail();
+        String streamsDetail = describeStreams();
+        return admissionDetail == null ? streamsDetail : streamsDetail + "; " + admissionDetail;
+    }
+
+    private String describeStreams() {
         KafkaStreams.State state = state();
         if (stopping) {
             return "stopping (Kafka Streams " + state + ")";

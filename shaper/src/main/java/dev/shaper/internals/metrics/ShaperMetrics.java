@@ -2,6 +2,7 @@ package dev.shaper.internals.metrics;
 
 import dev.shaper.RejectReason;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.RedisFailure;
 import dev.shaper.internals.store.StateCacheBudget;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -56,6 +57,11 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String ADMISSION_BACKEND = "shaper.admission.backend";
     /** Switches of the admission backend; tag {@code to} is {@code local} or {@code redis}. */
     public static final String ADMISSION_SWITCHES = "shaper.admission.switches";
+    /**
+     * 1 for why admission is on local buckets although Redis is configured, 0 otherwise; tag {@code kind} is
+     * {@code unreachable}, {@code authentication}, {@code permission} or {@code tls} (see {@link RedisFailure}).
+     */
+    public static final String REDIS_FAILURE = "shaper.redis.failure";
     /** Latency of Redis calls; tag {@code command} is {@code take}, {@code charge} or {@code ping}. */
     public static final String REDIS_LATENCY = "shaper.redis.latency";
     /** Key states this instance keeps in memory now, in all its tasks. */
@@ -224,6 +230,18 @@ public final class ShaperMetrics implements AutoCloseable {
         FunctionCounter.builder(ADMISSION_SWITCHES, admission, AdmissionController::switchesToRedis)
                 .tag("to", "redis").description("Switches of the admission backend back to Redis")
                 .register(registry);
+        for (RedisFailure.Kind kind : RedisFailure.Kind.values()) {
+            // Every kind from the start, at 0: an alert on authentication or tls needs a series to watch.
+            Gauge.builder(REDIS_FAILURE, admission, a -> {
+                        RedisFailure failure = a.redisFailure();
+                        return failure != null && failure.kind() == kind ? 1 : 0;
+                    })
+                    .tag("kind", kind.tag())
+                    .description("1 for why admission is on local buckets although Redis is configured: unreachable"
+                            + " (no answer), authentication (credentials refused), permission (an ACL refuses a"
+                            + " command) or tls (handshake failed, e.g. an untrusted certificate); 0 otherwise")
+                    .register(registry);
+        }
         admission.observeRedisCalls(this::redisCall);
     }
 

@@ -188,6 +188,20 @@ class TokenBucketScriptTest {
     }
 
     @Test
+    void capLowersTheBalanceToTheCostAndNeverRaisesIt() throws Exception {
+        String key = newKey();
+        // A fresh bucket is full (10): capped at 3. Rate 0.001/s: refill during the test is negligible.
+        TokenBucketScript.Result capped = run(key, 0.001, 10, 3, "cap");
+        assertThat(capped.allowed()).isTrue();
+        assertThat(capped.waitMicros()).isZero();
+        assertThat(capped.tokensLeft()).isCloseTo(3, within(0.001));
+        // A ceiling above the balance changes nothing, and the balance is what a take then finds.
+        assertThat(run(key, 0.001, 10, 8, "cap").tokensLeft()).isCloseTo(3, within(0.001));
+        assertThat(run(key, 0.001, 10, 1, "take").tokensLeft()).isCloseTo(2, within(0.001));
+        assertThat(run(key, 0.001, 10, 0, "cap").tokensLeft()).isCloseTo(0, within(0.001));
+    }
+
+    @Test
     void chargeTakesWhateverTheBalanceAndMayGoNegative() throws Exception {
         String key = newKey();
         long before = System.nanoTime();
@@ -297,8 +311,8 @@ class TokenBucketScriptTest {
             "10    | x   | 1  | take   | burst must be a number >= 1, got x",
             "10    | 10  | -1 | take   | cost must be a number >= 0, got -1",
             "10    | 10  | 1e999 | take | cost must be a number >= 0, got 1e999",
-            "10    | 10  | 1  | steal  | mode must be take or charge, got steal",
-            "10    | 10  | 1  | TAKE   | mode must be take or charge, got TAKE",
+            "10    | 10  | 1  | steal  | mode must be take, charge or cap, got steal",
+            "10    | 10  | 1  | TAKE   | mode must be take, charge or cap, got TAKE",
     })
     void invalidArgumentsGiveAClearRedisError(String rate, String burst, String cost, String mode, String message) {
         String key = newKey();
@@ -314,7 +328,7 @@ class TokenBucketScriptTest {
         assertThatThrownBy(() -> redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(key)}, "10", "10", "1"))
                 .isInstanceOf(RedisCommandExecutionException.class)
-                .hasMessageContaining("ERR token-bucket: mode must be take or charge, got nil");
+                .hasMessageContaining("ERR token-bucket: mode must be take, charge or cap, got nil");
     }
 
     @Test

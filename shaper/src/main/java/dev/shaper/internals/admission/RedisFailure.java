@@ -1,0 +1,86 @@
+package dev.shaper.internals.admission;
+
+import java.util.Locale;
+import javax.net.ssl.SSLException;
+
+/**
+ * Why Redis could not be used, as far as the client can tell. A Redis that does not answer may come back on
+ * its own; one that refuses the credentials or whose certificate is not trusted never will until someone
+ * changes the configuration, so each kind is named in the log, the metrics and the health detail.
+ *
+ * @param kind   what went wrong
+ * @param detail the message of the error that decided the kind (Redis's error or the TLS failure); it never
+ *               holds the password, which Redis and the JDK do not echo
+ */
+public record RedisFailure(Kind kind, String detail) {
+
+    /** The kinds of failure, each with a different remedy. */
+    public enum Kind {
+        /** No answer within the timeout, connection refused or lost: Redis is down, overloaded or out of reach. */
+        UNREACHABLE,
+        /** Redis refuses the credentials ({@code WRONGPASS}) or wants some ({@code NOAUTH}). */
+        AUTHENTICATION,
+        /** The ACL user may not run a command the shaper needs ({@code NOPERM}). */
+        PERMISSION,
+        /** The TLS handshake failed: most often the server's certificate is not trusted or names another host. */
+        TLS;
+
+        /** The name as a metric tag: {@code unreachable}, {@code authentication}, {@code permission}, {@code tls}. */
+        public String tag() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** How deep a cause chain is searched; Lettuce nests the decisive error two or three levels down. */
+    private static final int MAX_DEPTH = 16;
+
+    /** Classifies {@code failure} by its cause chain; anything that is not a refusal counts as unreachable. */
+    public static RedisFailure of(Throwable failure) {
+        Throwable t = failure;
+        for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
+            if (t instanceof SSLException) {
+                return new RedisFailure(Kind.TLS, rootMessage(t));
+            }
+            String message = t.getMessage() == null ? "" : t.getMessage();
+            if (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")) {
+                return new RedisFailure(Kind.AUTHENTICATION, message);
+            }
+            if (message.startsWith("NOPERM")) {
+                return new RedisFailure(Kind.PERMISSION, message);
+            }
+        }
+        return new RedisFailure(Kind.UNREACHABLE, failure == null ? "no answer" : rootMessage(failure));
+    }
+
+    /** True for the kinds that configuration must fix: Redis answers, but refuses the shaper. */
+    public boolean isRefusal() {
+        return kind != Kind.UNREACHABLE;
+    }
+
+    /**
+     * What Redis does and what to do about it, to follow the Redis's name in a log line or the health detail:
+     * e.g. "refuses the shaper's credentials: WRONGPASS ...; check the user and password in shaper.redis.uri".
+     */
+    public String describe() {
+        return switch (kind) {
+            case UNREACHABLE -> "does not answer: " + detail;
+            case AUTHENTICATION -> "refuses the shaper's credentials: " + detail + "; check the user and password in"
+                    + " shaper.redis.uri";
+            case PERMISSION -> "does not let the shaper's user run a command it needs: " + detail + "; grant the ACL"
+                    + " user the commands listed in the README";
+            case TLS -> "fails the TLS handshake: " + detail + "; the server's certificate must be signed by a CA the"
+                    + " shaper trusts (shaper.redis.tls.ca.file or the JVM's truststore) and name the host of"
+                    + " shaper.redis.uri";
+        };
+    }
+
+    /** The innermost message: for TLS it says what was wrong with the certificate, not only that it failed. */
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        for (int depth = 0; root.getCause() != null && depth < MAX_DEPTH; depth++) {
+            root = root.getCause();
+        }
+        String message = root.getMessage() != null ? root.getMessage() : t.getMessage();
+        return message != null ? message : t.getClass().getSimpleName();
+    }
+}

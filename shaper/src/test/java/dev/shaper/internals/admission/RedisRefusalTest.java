@@ -1,0 +1,239 @@
+package dev.shaper.internals.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.shaper.internals.http.StreamsHealth;
+import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.testsupport.FreePort;
+import dev.shaper.testsupport.RedisServer;
+import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Redis that answers but refuses the shaper (wrong or missing credentials, an untrusted TLS certificate) is
+ * told apart from one that does not answer: named once in the log, in the metrics and in the health detail.
+ * Each test starts its own redis-server (with a password or TLS) on free ports.
+ */
+class RedisRefusalTest {
+
+    private static final Duration PING = Duration.ofMillis(100);
+    private static final Duration TIMEOUT = Duration.ofMillis(500);
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+
+    @TempDir
+    Path dir;
+
+    @BeforeEach
+    void setUp() {
+        logs.start();
+        root.addAppender(logs);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+        root.detachAppender(logs);
+        logs.stop();
+    }
+
+    private AdmissionController controller(String uri, Path trustedCas) {
+        RedisTokenBuckets redis = new RedisTokenBuckets(uri, TIMEOUT, RedisTokenBuckets.reconnectDelayFor(PING),
+                trustedCas);
+        AdmissionController controller = new AdmissionController(redis, AdmissionMode.STRICT, Duration.ofMillis(50),
+                PING, System::nanoTime);
+        resources.add(controller);
+        return controller;
+    }
+
+    private RedisServer track(RedisServer server) {
+        resources.add(server);
+        return server;
+    }
+
+    @Test
+    void aWrongOrMissingPasswordIsNamedOnceInTheLogTheMetricsAndTheHealthDetail() throws Exception {
+        RedisServer server = track(RedisServer.builder().password("right-Pa55").start());
+        for (String uri : List.of("redis://:wr0ng-Pa55@127.0.0.1:" + server.port(),
+                "redis://127.0.0.1:" + server.port())) {
+            synchronized (logs) {
+                logs.list.clear();
+            }
+            // When: the shaper starts with a password Redis refuses (WRONGPASS), or none (NOAUTH)
+            AdmissionController controller = controller(uri, null);
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new ShaperMetrics(registry, System::currentTimeMillis).bindAdmission(controller);
+            StreamsHealth health = new StreamsHealth();
+            health.watchAdmission(controller);
+            // Let the monitor ping a few times: each is refused again, and none is logged again.
+            Thread.sleep(PING.multipliedBy(4).toMillis());
+
+            // Then: local buckets, and the refusal is named, not taken for "does not answer"
+            assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+            assertThat(controller.redisFailure().kind()).as(uri).isEqualTo(RedisFailure.Kind.AUTHENTICATION);
+            assertThat(admissionLog(Level.ERROR, "refuses the shaper's credentials")).as(uri).hasSize(1);
+            assertThat(admissionLog(Level.ERROR, "")).hasSize(1);
+            assertThat(admissionLog(Level.WARN, "")).isEmpty();
+            assertThat(failureGauge(registry, "authentication")).isEqualTo(1);
+            assertThat(failureGauge(registry, "unreachable")).isZero();
+            assertThat(health.describe()).contains("admission on local buckets")
+                    .contains("refuses the shaper's credentials").contains("shaper.redis.uri")
+                    .doesNotContain("wr0ng-Pa55");
+        }
+        assertThat(String.join("\n", messages())).doesNotContain("wr0ng-Pa55").doesNotContain("right-Pa55");
+    }
+
+    @Test
+    void aPasswordChangedWhileRunningIsNamedWhenTheReconnectIsRefused() throws Exception {
+        RedisServer server = track(RedisServer.builder().user("shaper", "old-Pa55").start());
+        AdmissionController controller = controller(server.uri(), null);
+        AdmissionRule rule = new AdmissionRule(100, 100);
+        assertThat(controller.admit(key("k"), rule, 1).allowed()).isTrue();
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+        assertThat(controller.redisFailure()).isNull();
+
+        // When: the password changes and Redis drops the shaper's connections (as a restart would)
+        RedisClient adminClient = RedisClient.create(server.uri());
+        resources.add(() -> adminClient.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+        StatefulRedisConnection<String, String> admin = adminClient.connect();
+        admin.sync().aclSetuser("shaper", AclSetuserArgs.Builder.on().resetpass().addPassword("new-Pa55")
+                .allKeys().allChannels().allCommands());
+        admin.sync().clientKill(KillArgs.Builder.user("shaper").skipme());
+        controller.admit(key("k"), rule, 1);
+
+        // Then: the reconnect's refusal is what the monitor reports, named once
+        await("the refused reconnect is named", Duration.ofSeconds(10), () -> controller.redisFailure() != null
+                && controller.redisFailure().kind() == RedisFailure.Kind.AUTHENTICATION);
+        Thread.sleep(PING.multipliedBy(4).toMillis());
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+        assertThat(admissionLog(Level.ERROR, "refuses the shaper's credentials")).hasSize(1);
+
+        // And: with the old password back, admission returns to Redis and the failure is gone
+        admin.sync().aclSetuser("shaper", AclSetuserArgs.Builder.resetpass().addPassword("old-Pa55"));
+        await("back on Redis", Duration.ofSeconds(10),
+                () -> controller.backend() == AdmissionController.Backend.REDIS);
+        assertThat(controller.redisFailure()).isNull();
+        assertThat(controller.healthDetail()).isNull();
+    }
+
+    @Test
+    void anUntrustedTlsCertificateIsNamedAndTrustingItsCaConnects() throws Exception {
+        // Given: a TLS Redis whose self-signed certificate (its own CA) names 127.0.0.1
+        Path cert = dir.resolve("redis.crt");
+        Path key = dir.resolve("redis.key");
+        run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.toString(),
+                "-out", cert.toString(), "-days", "2", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1");
+        int tlsPort = FreePort.find();
+        track(RedisServer.builder().args("--tls-port", Integer.toString(tlsPort), "--tls-cert-file",
+                cert.toString(), "--tls-key-file", key.toString(), "--tls-auth-clients", "no").start());
+        String uri = "rediss://127.0.0.1:" + tlsPort;
+
+        // When: the shaper does not trust that CA (the JVM's truststore does not hold it)
+        AdmissionController untrusted = controller(uri, null);
+        StreamsHealth health = new StreamsHealth();
+        health.watchAdmission(untrusted);
+        Thread.sleep(PING.multipliedBy(4).toMillis());
+
+        // Then: local buckets, and the TLS failure is named once, with what to do
+        assertThat(untrusted.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+        assertThat(untrusted.redisFailure().kind()).isEqualTo(RedisFailure.Kind.TLS);
+        assertThat(admissionLog(Level.ERROR, "fails the TLS handshake")).hasSize(1);
+        assertThat(admissionLog(Level.ERROR, "").get(0)).contains("certification path")
+                .contains("shaper.redis.tls.ca.file");
+        assertThat(health.describe()).contains("fails the TLS handshake");
+
+        // And: with its CA trusted, the same URI is used
+        AdmissionController trusted = controller(uri, cert);
+        assertThat(trusted.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+        assertThat(trusted.admit(key("k"), new AdmissionRule(10, 10), 1).tokensLeft()).isCloseTo(9, within(0.5));
+        assertThat(trusted.redisFailure()).isNull();
+    }
+
+    @Test
+    void failuresAreClassifiedByTheirCauseChain() {
+        Exception wrongPass = new RedisUnavailableException("Redis x: Unable to connect",
+                new io.lettuce.core.RedisConnectionException("Unable to connect to 127.0.0.1:6379",
+                        new io.lettuce.core.RedisCommandExecutionException("WRONGPASS invalid username-password pair")));
+        assertThat(RedisFailure.of(wrongPass).kind()).isEqualTo(RedisFailure.Kind.AUTHENTICATION);
+        assertThat(RedisFailure.of(wrongPass).detail()).startsWith("WRONGPASS");
+        assertThat(RedisFailure.of(new io.lettuce.core.RedisCommandExecutionException(
+                "NOPERM this user has no permissions to run the 'evalsha' command")).kind())
+                .isEqualTo(RedisFailure.Kind.PERMISSION);
+        Exception tls = new io.lettuce.core.RedisConnectionException("Unable to connect",
+                new javax.net.ssl.SSLHandshakeException("PKIX path building failed"));
+        assertThat(RedisFailure.of(tls).kind()).isEqualTo(RedisFailure.Kind.TLS);
+        assertThat(RedisFailure.of(new io.lettuce.core.RedisCommandTimeoutException("Command timed out")).kind())
+                .isEqualTo(RedisFailure.Kind.UNREACHABLE);
+        assertThat(RedisFailure.of(new RedisUnavailableException("Redis x: no answer within PT0.05S", null)))
+                .isEqualTo(new RedisFailure(RedisFailure.Kind.UNREACHABLE, "Redis x: no answer within PT0.05S"));
+    }
+
+    private static double failureGauge(SimpleMeterRegistry registry, String kind) {
+        return registry.get(ShaperMetrics.REDIS_FAILURE).tag("kind", kind).gauge().value();
+    }
+
+    private static byte[] key(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void run(String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
+        }
+    }
+
+    private static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within " + timeout + ": " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private List<String> messages() {
+        synchronized (logs) {
+            return logs.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        }
+    }
+
+    private List<String> admissionLog(Level level, String fragment) {
+        synchronized (logs) {
+            return logs.list.stream()
+                    .filter(e -> e.getLoggerName().equals(AdmissionController.class.getName()))
+                    .filter(e -> e.getLevel() == level && e.getFormattedMessage().contains(fragment))
+                    .map(ILoggingEvent::getFormattedMessage)
+                    .toList();
+        }
+    }
+}
