@@ -29,6 +29,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -245,7 +246,12 @@ public final class ShaperApplication {
         }
         closed = true;
         health.stopping(); // not ready from here on; the HTTP server keeps answering until the end
-        if (streams.close(CLOSE_TIMEOUT)) {
+        // A clean stop leaves the group, so that its tasks move at once (and a restart takes them back at once)
+        // instead of after the session timeout; a static member stays, as its restart takes them back anyway.
+        CloseOptions.GroupMembershipOperation membership = config.staticGroupMember()
+                ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
+                : CloseOptions.GroupMembershipOperation.LEAVE_GROUP;
+        if (streams.close(CloseOptions.groupMembershipOperation(membership).withTimeout(CLOSE_TIMEOUT))) {
             LOG.info("Kafka Streams closed cleanly");
         } else {
             LOG.warn("Kafka Streams did not close within {}; the next start restores from the changelogs",

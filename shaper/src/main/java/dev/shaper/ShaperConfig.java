@@ -305,6 +305,11 @@ public final class ShaperConfig extends AbstractConfig {
         // other clients this prefixed key as an unknown custom setting, as it does the shaper's own keys: each
         // logs it once as unused.)
         putRestoreConsumerDefault(props, ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
+        // How long the group waits for an instance that stopped without leaving it (a SIGKILL, a lost node) before
+        // its tasks move; meanwhile its keys' queues stand still. Kafka's 45 s default is Kafka's since 3.0, chosen
+        // for consumers that pause long; the shaper's heartbeats come from the consumer's own thread and the
+        // integration tests run on ZGC, so 10 s (Kafka's default before 3.0) costs little in false alarms.
+        putMainConsumerDefault(props, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
         // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
         props.put("processing.exception.handler.global.enabled", "true");
         props.putAll(streamsSettings);
@@ -328,6 +333,30 @@ public final class ShaperConfig extends AbstractConfig {
      */
     private void putRestoreConsumerDefault(Properties props, String key, String value) {
         putClientDefault(props, StreamsConfig.restoreConsumerPrefix(key), value, key, StreamsConfig.consumerPrefix(key));
+    }
+
+    /**
+     * Sets a default of the group member (the main consumer) under {@code main.consumer.}, unless the user set the
+     * key plain, under {@code consumer.} or under {@code main.consumer.}.
+     */
+    private void putMainConsumerDefault(Properties props, String key, String value) {
+        putClientDefault(props, StreamsConfig.mainConsumerPrefix(key), value, key, StreamsConfig.consumerPrefix(key));
+    }
+
+    /**
+     * Whether the instance is a static member of its group ({@code group.instance.id} set, in any form that
+     * reaches the main consumer): the group then keeps its tasks for it across a restart within the session
+     * timeout, without a rebalance, so a clean stop must not leave the group.
+     */
+    public boolean staticGroupMember() {
+        String key = ConsumerConfig.GROUP_INSTANCE_ID_CONFIG;
+        for (String form : new String[] {key, StreamsConfig.consumerPrefix(key), StreamsConfig.mainConsumerPrefix(key)}) {
+            Object value = streamsSettings.get(form);
+            if (value != null && !String.valueOf(value).isBlank()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

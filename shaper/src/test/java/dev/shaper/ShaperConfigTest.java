@@ -34,6 +34,29 @@ class ShaperConfigTest {
     }
 
     @Test
+    void groupMemberWaitsTenSecondsForALostInstanceUnlessTheUserSaysOtherwise() {
+        String key = "main.consumer.session.timeout.ms";
+        assertThat(new ShaperConfig(Map.of()).streamsProperties()).containsEntry(key, "10000");
+        for (String form : new String[] {"session.timeout.ms", "consumer.session.timeout.ms", key}) {
+            Properties props = new ShaperConfig(Map.of(form, "30000")).streamsProperties();
+            assertThat(props).as(form).containsEntry(form, "30000");
+            if (!form.equals(key)) {
+                assertThat(props).as(form).doesNotContainKey(key);
+            }
+        }
+    }
+
+    @Test
+    void staticMembershipIsSeenInEveryFormThatReachesTheMainConsumer() {
+        assertThat(new ShaperConfig(Map.of()).staticGroupMember()).isFalse();
+        assertThat(new ShaperConfig(Map.of("group.instance.id", " ")).staticGroupMember()).isFalse();
+        for (String form : new String[] {"group.instance.id", "consumer.group.instance.id",
+                "main.consumer.group.instance.id"}) {
+            assertThat(new ShaperConfig(Map.of(form, "shaper-0")).staticGroupMember()).as(form).isTrue();
+        }
+    }
+
+    @Test
     void shouldRefuseAnOutputOrRejectedTopicThatIsTheInputTopic() {
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.INPUT_TOPIC_CONFIG, "t",
                 ShaperConfig.OUTPUT_TOPIC_CONFIG, "t")))
