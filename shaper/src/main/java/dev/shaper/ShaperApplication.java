@@ -103,8 +103,9 @@ public final class ShaperApplication {
         StreamsConfig streamsConfig = new StreamsConfig(streamsProps); // fails early, naming the key, on a bad setting
         HostInfo self = applicationServer(streamsConfig);
         RuleBook rules = loadRules(config);
-        int partitions = inputPartitions(config, streamsProps);
-        SizeLimits sizeLimits = sizeLimits(config, streamsProps);
+        StartupTopics topics = describeTopics(config, streamsProps);
+        int partitions = topics.inputPartitions();
+        SizeLimits sizeLimits = topics.sizeLimits();
         LOG.info("Largest records: {}", sizeLimits);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
@@ -295,34 +296,27 @@ public final class ShaperApplication {
         return admin;
     }
 
-    /** The input topic's partition count, and a clear error if any of the three topics is missing. */
-    private static int inputPartitions(ShaperConfig config, Properties streamsProps) {
-        List<String> topics = List.of(config.inputTopic(), config.outputTopic(), config.rejectedTopic());
+    /** What the shaper learns of its topics at start. */
+    private record StartupTopics(int inputPartitions, SizeLimits sizeLimits) {
+    }
+
+    /**
+     * The input topic's partition count and what the output, rejected and changelog topics take (so that every
+     * record's size is decided before it is sent, see {@link TopicSizeLimits}), with a clear error if any of the
+     * three topics is missing.
+     */
+    private static StartupTopics describeTopics(ShaperConfig config, Properties streamsProps) {
+        String applicationId = streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
         try (Admin admin = Admin.create(adminConfig(streamsProps))) {
-            List<String> missing = new ArrayList<>();
-            int partitions = 0;
-            for (String topic : topics) {
-                try {
-                    TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
-                            .get(60, TimeUnit.SECONDS).get(topic);
-                    if (topic.equals(config.inputTopic())) {
-                        partitions = d.partitions().size();
-                    }
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                        missing.add(topic);
-                    } else {
-                        throw new StartupException("cannot describe topic " + topic + ": " + e.getCause());
-                    }
-                }
+            int partitions = inputPartitions(admin, config);
+            try {
+                return new StartupTopics(partitions, TopicSizeLimits.read(admin, 60_000,
+                        new TopicSizeLimits.Producer(config.producerMaxRequestSize(), config.producerCompressionType()),
+                        config.outputTopic(), config.rejectedTopic(), ShaperTopology.changelogTopics(applicationId),
+                        new TopicSizeLimits.NewChangelog(ShaperTopology.changelogMaxMessageBytes(config))));
+            } catch (ExecutionException e) {
+                throw new StartupException("cannot read the topics' max.message.bytes: " + e.getCause());
             }
-            if (!missing.isEmpty()) {
-                throw new StartupException("topics " + missing + " do not exist; create the input, output and"
-                        + " rejected topics (" + ShaperConfig.INPUT_TOPIC_CONFIG + ", "
-                        + ShaperConfig.OUTPUT_TOPIC_CONFIG + ", " + ShaperConfig.REJECTED_TOPIC_CONFIG
-                        + ") before starting the shaper");
-            }
-            return partitions;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StartupException("interrupted while checking topics");
@@ -332,26 +326,32 @@ public final class ShaperApplication {
         }
     }
 
-    /**
-     * What the output, rejected and changelog topics take, from the brokers, so that every record's size is
-     * decided before it is sent (see {@link TopicSizeLimits}).
-     */
-    private static SizeLimits sizeLimits(ShaperConfig config, Properties streamsProps) {
-        String applicationId = streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
-        try (Admin admin = Admin.create(adminConfig(streamsProps))) {
-            return TopicSizeLimits.read(admin, 60_000,
-                    new TopicSizeLimits.Producer(config.producerMaxRequestSize(), config.producerCompressionType()),
-                    config.outputTopic(), config.rejectedTopic(), ShaperTopology.changelogTopics(applicationId),
-                    new TopicSizeLimits.NewChangelog(ShaperTopology.changelogMaxMessageBytes(config)));
-        } catch (ExecutionException e) {
-            throw new StartupException("cannot read the topics' max.message.bytes: " + e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StartupException("interrupted while reading the topics' settings");
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new StartupException("no answer from the brokers at "
-                    + streamsProps.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) + " within 60 s");
+    private static int inputPartitions(Admin admin, ShaperConfig config)
+            throws InterruptedException, java.util.concurrent.TimeoutException {
+        List<String> missing = new ArrayList<>();
+        int partitions = 0;
+        for (String topic : List.of(config.inputTopic(), config.outputTopic(), config.rejectedTopic())) {
+            try {
+                TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
+                        .get(60, TimeUnit.SECONDS).get(topic);
+                if (topic.equals(config.inputTopic())) {
+                    partitions = d.partitions().size();
+                }
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    missing.add(topic);
+                } else {
+                    throw new StartupException("cannot describe topic " + topic + ": " + e.getCause());
+                }
+            }
         }
+        if (!missing.isEmpty()) {
+            throw new StartupException("topics " + missing + " do not exist; create the input, output and"
+                    + " rejected topics (" + ShaperConfig.INPUT_TOPIC_CONFIG + ", "
+                    + ShaperConfig.OUTPUT_TOPIC_CONFIG + ", " + ShaperConfig.REJECTED_TOPIC_CONFIG
+                    + ") before starting the shaper");
+        }
+        return partitions;
     }
 
     /** The shaper cannot start in this environment; the message says why. */
