@@ -5,7 +5,8 @@ import java.io.ByteArrayOutputStream;
 /**
  * The record key in a request path such as {@code /buckets/user%2F42}: the path segment after the prefix,
  * percent-decoded to bytes exactly as RFC 3986 defines it ({@code +} stays a plus: this is a path, not a
- * form). The key's bytes are the record key's bytes, so any key, UTF-8 or binary, can be asked for.
+ * form). The key's bytes are the record key's bytes, so any key, UTF-8 or binary, can be asked for; the empty
+ * key, which the shaper shapes like any other, is the empty segment ({@code /buckets/}).
  */
 final class KeyPath {
 
@@ -14,10 +15,6 @@ final class KeyPath {
 
     /** The key bytes of a raw (still encoded) path segment; fails with a message for the client. */
     static byte[] decode(String rawSegment) {
-        if (rawSegment.isEmpty()) {
-            throw new IllegalArgumentException("the key is empty: ask for /buckets/{key}, with the record key"
-                    + " percent-encoded (UTF-8)");
-        }
         if (rawSegment.indexOf('/') >= 0) {
             throw new IllegalArgumentException("the key contains '/': encode it as %2F");
         }

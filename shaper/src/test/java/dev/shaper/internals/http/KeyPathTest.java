@@ -21,8 +21,15 @@ class KeyPathTest {
         assertThat(KeyPath.decode("%00%FF")).containsExactly(0, 0xFF);
     }
 
+    @Test
+    void shouldReadTheEmptySegmentAsTheEmptyKey() {
+        // A record with an empty (not null) key is shaped like any other, so it must be queryable too.
+        assertThat(KeyPath.decode("")).isEmpty();
+    }
+
     @ParameterizedTest
-    @CsvSource({"'', empty", "bad%zz, percent-encoding", "bad%2, percent-encoding", "a/b, '/'"})
+    @CsvSource({"bad%zz, percent-encoding at position 3", "bad%2, percent-encoding at position 3",
+            "'%', percent-encoding at position 0", "100%, percent-encoding at position 3", "a/b, '/'"})
     void shouldRefuseMalformedKeysWithAMessage(String raw, String message) {
         assertThatThrownBy(() -> KeyPath.decode(raw)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(message);
