@@ -54,11 +54,13 @@ public final class OperationsServer implements AutoCloseable {
      * runs.
      *
      * @param self this instance's {@code application.server}, or null
+     * @param inputPartitions the input topic's partition count
      * @throws BindException when the port is taken
      */
     public static OperationsServer start(int port, PrometheusMeterRegistry registry, StreamsHealth health,
                                          KafkaStreams streams, String storeName, RuleBook rules,
-                                         String admissionKeyHeader, HostInfo self) throws IOException {
+                                         String admissionKeyHeader, HostInfo self, int inputPartitions)
+            throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
         AtomicInteger threads = new AtomicInteger();
         ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
@@ -67,7 +69,7 @@ public final class OperationsServer implements AutoCloseable {
             return t;
         });
         BucketsEndpoint buckets = new BucketsEndpoint(streams, storeName, rules, admissionKeyHeader, self,
-                System::currentTimeMillis);
+                inputPartitions, System::currentTimeMillis);
         OperationsServer ops = new OperationsServer(server, executor, registry, health, buckets);
         server.createContext("/", ops::handle);
         server.setExecutor(executor);
