@@ -202,6 +202,18 @@ class OperationsIT {
             Http.Response unknown = Http.get(firstPort, "/buckets/never-seen");
             assertThat(unknown.status()).isEqualTo(404);
             assertThat(json(unknown).get("error").asText()).contains("no state for this key");
+            // And: a key sent with characters that java.net.URI refuses is still forwarded (encoded afresh)
+            String braced = null;
+            for (int i = 0; braced == null; i++) {
+                KeyQueryMetadata where = first.streams().queryMetadataForKey(ShaperTopology.KEY_STATE_STORE,
+                        ("never{" + i + "}").getBytes(StandardCharsets.UTF_8), new ByteArraySerializer());
+                if (where.activeHost().port() == secondPort) {
+                    braced = "never{" + i + "}";
+                }
+            }
+            Http.Response forwardedBraces = Http.rawGet(firstPort, "/buckets/" + braced);
+            assertThat(forwardedBraces.status()).as(forwardedBraces.body()).isEqualTo(404);
+            assertThat(json(forwardedBraces).get("key").asText()).isEqualTo(braced);
             Http.Response malformed = Http.rawGet(firstPort, "/buckets/bad%zzkey");
             assertThat(malformed.status()).isEqualTo(400);
             assertThat(json(malformed).get("error").asText()).contains("malformed percent-encoding");

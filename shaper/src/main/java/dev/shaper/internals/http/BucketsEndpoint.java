@@ -81,7 +81,7 @@ final class BucketsEndpoint {
             return error(400, e.getMessage());
         }
         try {
-            return locate(key, rawKey, forwardedBy);
+            return locate(key, forwardedBy);
         } catch (InvalidStateStoreException e) { // includes StreamsNotStartedException and StreamsStoppedException
             // Kafka Streams changed state between our check and the query (starting, rebalancing, stopping).
             return error(503, "Kafka Streams cannot be queried right now (" + e.getClass().getSimpleName()
@@ -89,7 +89,7 @@ final class BucketsEndpoint {
         }
     }
 
-    private Answer locate(byte[] key, String rawKey, String forwardedBy) {
+    private Answer locate(byte[] key, String forwardedBy) {
         KafkaStreams.State state = streams.state();
         if (state != KafkaStreams.State.RUNNING && state != KafkaStreams.State.REBALANCING) {
             return error(503, "Kafka Streams is " + state + " on this instance; ask again when it is ready");
@@ -115,7 +115,7 @@ final class BucketsEndpoint {
             return error(503, "forwarded by " + forwardedBy + ", but partition " + where.partition()
                     + " is hosted by " + describe(where.activeHost()) + " now (rebalancing); ask again");
         }
-        return forward(where.activeHost(), rawKey);
+        return forward(where.activeHost(), key);
     }
 
     private Answer answerLocally(byte[] key, int partition) {
@@ -196,12 +196,13 @@ final class BucketsEndpoint {
         return out;
     }
 
-    private Answer forward(HostInfo host, String rawKey) {
+    private Answer forward(HostInfo host, byte[] key) {
         if (!forwards.tryAcquire()) {
             return error(503, "too many requests are being forwarded to other instances; ask again shortly");
         }
         try {
-            URI uri = URI.create("http://" + describe(host) + "/buckets/" + rawKey);
+            // Encoded afresh: the request may have used characters (such as '{') that URI refuses.
+            URI uri = URI.create("http://" + describe(host) + "/buckets/" + KeyPath.encode(key));
             HttpRequest request = HttpRequest.newBuilder(uri).timeout(FORWARD_TIMEOUT)
                     .header(FORWARDED_HEADER, describe(self)).GET().build();
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());

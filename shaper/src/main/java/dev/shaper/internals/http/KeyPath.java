@@ -39,6 +39,24 @@ final class KeyPath {
         return out.toByteArray();
     }
 
+    /**
+     * The path segment of {@code key}, every byte but RFC 3986's unreserved characters percent-encoded: a
+     * segment that {@link java.net.URI} accepts, whichever characters the request that asked for it used.
+     */
+    static String encode(byte[] key) {
+        StringBuilder out = new StringBuilder(key.length * 3);
+        for (byte b : key) {
+            int c = b & 0xff;
+            if (c < 0x80 && (Character.isLetterOrDigit(c) || c == '-' || c == '.' || c == '_' || c == '~')) {
+                out.append((char) c);
+            } else {
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+        }
+        return out.toString();
+    }
+
     private static int hex(char c) {
         return Character.digit(c, 16);
     }

@@ -28,6 +28,16 @@ class KeyPathTest {
     }
 
     @ParameterizedTest
+    @CsvSource({"user-42,user-42", "user/42,user%2F42", "a{b|c},a%7Bb%7Cc%7D", "café,caf%C3%A9", "'',''"})
+    void shouldEncodeAKeyAsASegmentThatAUriAccepts(String key, String encoded) {
+        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+        assertThat(KeyPath.encode(bytes)).isEqualTo(encoded);
+        assertThat(java.net.URI.create("http://localhost/buckets/" + KeyPath.encode(bytes)).getRawPath())
+                .isEqualTo("/buckets/" + encoded);
+        assertThat(KeyPath.decode(KeyPath.encode(bytes))).isEqualTo(bytes);
+    }
+
+    @ParameterizedTest
     @CsvSource({"bad%zz, percent-encoding at position 3", "bad%2, percent-encoding at position 3",
             "'%', percent-encoding at position 0", "100%, percent-encoding at position 3", "a/b, '/'"})
     void shouldRefuseMalformedKeysWithAMessage(String raw, String message) {
