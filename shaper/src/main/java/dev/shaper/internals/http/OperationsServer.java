@@ -7,8 +7,10 @@ import java.net.BindException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
@@ -16,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shaper's HTTP server for operators, on {@link MinimalHttpServer} (no framework):
+ * The shaper's HTTP server for operators, on Netty's HTTP codec ({@link NettyHttpServer}):
  * <ul>
  *   <li>{@code GET /metrics}: every meter in Prometheus' text format;</li>
  *   <li>{@code GET /health/live}: 200 unless Kafka Streams failed;</li>
@@ -29,13 +31,18 @@ public final class OperationsServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OperationsServer.class);
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
-    private static final String JSON = "application/json";
+    /**
+     * Threads answering requests. More than BucketsEndpoint's concurrent forwards, so that health probes never
+     * wait behind slow forwards (an orchestrator would restart a healthy instance).
+     */
+    private static final int WORKERS = 4;
+    private static final int MAX_QUEUED_REQUESTS = 64;
 
     private final ExecutorService executor;
     private final PrometheusMeterRegistry registry;
     private final StreamsHealth health;
     private final BucketsEndpoint buckets;
-    private MinimalHttpServer server; // set once, by start, before the first request
+    private NettyHttpServer server; // set once, by start, before the first request
 
     private OperationsServer(ExecutorService executor, PrometheusMeterRegistry registry, StreamsHealth health,
                              BucketsEndpoint buckets) {
@@ -64,22 +71,30 @@ public final class OperationsServer implements AutoCloseable {
     /** {@link #start} with the {@code /buckets} endpoint built by the caller. */
     static OperationsServer start(int port, PrometheusMeterRegistry registry, StreamsHealth health,
                                   BucketsEndpoint buckets) throws IOException {
-        AtomicInteger threads = new AtomicInteger();
-        ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
-            Thread t = new Thread(r, "shaper-http-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        OperationsServer ops = new OperationsServer(executor, registry, health, buckets);
+        ExecutorService workers = workers();
+        OperationsServer ops = new OperationsServer(workers, registry, health, buckets);
         try {
-            ops.server = MinimalHttpServer.start(port, executor, ops::handle,
-                    refusal -> json(BucketsEndpoint.error(refusal.status(), refusal.message())));
+            ops.server = NettyHttpServer.start(port, workers, ops::handle);
         } catch (IOException e) {
-            executor.shutdownNow();
+            workers.shutdownNow();
             throw e;
         }
         LOG.info("HTTP server on port {}: /metrics /health/live /health/ready /buckets/{key}", ops.port());
         return ops;
+    }
+
+    /**
+     * The threads that answer requests: few, since operators and Prometheus ask little, and the queue is bounded
+     * so that a flood is answered with 503s rather than held in memory.
+     */
+    private static ExecutorService workers() {
+        AtomicInteger threads = new AtomicInteger();
+        return new ThreadPoolExecutor(WORKERS, WORKERS, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(MAX_QUEUED_REQUESTS), r -> {
+                    Thread t = new Thread(r, "shaper-http-" + threads.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
     }
 
     /** The port the server listens on (the chosen one when started with 0). */
@@ -87,24 +102,23 @@ public final class OperationsServer implements AutoCloseable {
         return server.port();
     }
 
-    private MinimalHttpServer.Response handle(MinimalHttpServer.Request request) {
+    private Response handle(Request request) {
         try {
             return route(request);
         } catch (RuntimeException e) {
             // Never a stack trace to the client; the log has it.
             LOG.warn("HTTP request {} {} failed", request.method(), request.rawPath(), e);
-            return json(BucketsEndpoint.error(500, "internal error: " + e.getClass().getSimpleName()));
+            return Response.error(500, "internal error: " + e.getClass().getSimpleName());
         }
     }
 
-    private MinimalHttpServer.Response route(MinimalHttpServer.Request request) {
+    private Response route(Request request) {
         String path = request.rawPath();
         if (!"GET".equals(request.method()) && !"HEAD".equals(request.method())) {
-            return new MinimalHttpServer.Response(405, JSON, Json.write(
-                    BucketsEndpoint.error(405, "only GET is supported").body()), Map.of("Allow", "GET, HEAD"));
+            return new Response(405, Response.JSON, Json.write(BucketsEndpoint.error(405, "only GET is supported")
+                    .body()), Map.of("Allow", "GET, HEAD"));
         } else if (path.equals("/metrics")) {
-            return new MinimalHttpServer.Response(200, PROMETHEUS_TEXT,
-                    registry.scrape().getBytes(StandardCharsets.UTF_8));
+            return new Response(200, PROMETHEUS_TEXT, registry.scrape().getBytes(StandardCharsets.UTF_8));
         } else if (path.equals("/health/live")) {
             return json(healthAnswer(health.isLive()));
         } else if (path.equals("/health/ready")) {
@@ -125,8 +139,8 @@ public final class OperationsServer implements AutoCloseable {
         return new BucketsEndpoint.Answer(up ? 200 : 503, body);
     }
 
-    private static MinimalHttpServer.Response json(BucketsEndpoint.Answer answer) {
-        return new MinimalHttpServer.Response(answer.status(), JSON, Json.write(answer.body()));
+    private static Response json(BucketsEndpoint.Answer answer) {
+        return Response.json(answer.status(), answer.body());
     }
 
     @Override
