@@ -134,7 +134,8 @@ public final class ShaperApplication {
             if (config.httpPort() >= 0) {
                 try {
                     http = OperationsServer.start(config.httpPort(), registry, health, streams,
-                            ShaperTopology.KEY_STATE_STORE, rules.copy(), config.admissionKeyHeader(), self);
+                            ShaperTopology.KEY_STATE_STORE, rules.copy(), config.admissionKeyHeader(), self,
+                            partitions);
                 } catch (IOException e) {
                     throw new ConfigException(ShaperConfig.HTTP_PORT_CONFIG, config.httpPort(),
                             "cannot listen on this port (" + e.getMessage() + "); expected a free port, 0 for any"

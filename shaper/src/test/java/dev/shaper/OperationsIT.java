@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -201,11 +202,83 @@ class OperationsIT {
             Http.Response unknown = Http.get(firstPort, "/buckets/never-seen");
             assertThat(unknown.status()).isEqualTo(404);
             assertThat(json(unknown).get("error").asText()).contains("no state for this key");
-            assertThat(Http.rawGetStatus(firstPort, "/buckets/bad%zzkey")).isEqualTo(400);
-            assertThat(Http.get(firstPort, "/buckets/").status()).isEqualTo(400);
+            // And: a key sent with characters that java.net.URI refuses is still forwarded (encoded afresh)
+            String braced = null;
+            for (int i = 0; braced == null; i++) {
+                KeyQueryMetadata where = first.streams().queryMetadataForKey(ShaperTopology.KEY_STATE_STORE,
+                        ("never{" + i + "}").getBytes(StandardCharsets.UTF_8), new ByteArraySerializer());
+                if (where.activeHost().port() == secondPort) {
+                    braced = "never{" + i + "}";
+                }
+            }
+            Http.Response forwardedBraces = Http.rawGet(firstPort, "/buckets/" + braced);
+            assertThat(forwardedBraces.status()).as(forwardedBraces.body()).isEqualTo(404);
+            assertThat(json(forwardedBraces).get("key").asText()).isEqualTo(braced);
+            Http.Response malformed = Http.rawGet(firstPort, "/buckets/bad%zzkey");
+            assertThat(malformed.status()).isEqualTo(400);
+            assertThat(json(malformed).get("error").asText()).contains("malformed percent-encoding");
+            assertThat(Http.get(firstPort, "/buckets/").status()).isEqualTo(404); // the empty key, never seen
             assertThat(Http.get(firstPort, "/nothing").status()).isEqualTo(404);
             assertThat(first.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
         }
+    }
+
+    @Test
+    void shouldAnswerBucketsForItsOwnPartitionsWithoutApplicationServer() throws Exception {
+        // Given: two instances without application.server (the example settings leave it unset), one input
+        // partition each, 1 record/s
+        Map<String, Object> base = settings("ops-local", 2);
+        base.put(ShaperConfig.SHAPING_RATE_CONFIG, 1);
+        try (ShaperInstance first = ShaperInstance.start(new HashMap<>(base));
+             ShaperInstance second = ShaperInstance.start(new HashMap<>(base))) {
+            ShaperInstance.awaitBalanced(Duration.ofSeconds(60), first, second);
+            int firstPort = first.application().httpPort();
+            int secondPort = second.application().httpPort();
+            Await.until("both ready", Duration.ofSeconds(60), () -> Http.get(firstPort, "/health/ready").status()
+                    == 200 && Http.get(secondPort, "/health/ready").status() == 200);
+
+            // When: 6 records each of key "k" and of the empty key arrive at once (1 leaves, 5 wait a second each)
+            Map<String, Integer> partitionOf = new HashMap<>();
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                    new ByteArraySerializer(), new ByteArraySerializer())) {
+                for (String key : List.of("k", "")) {
+                    for (int i = 0; i < 6; i++) {
+                        partitionOf.put(key, producer.send(record("ops-local-in", key, i)).get().partition());
+                    }
+                }
+            }
+
+            // Then: for each key, the instance that hosts its partition answers from its own store
+            for (String key : List.of("k", "")) {
+                int partition = partitionOf.get(key);
+                boolean firstHosts = hostsInputPartition(first, "ops-local-in", partition);
+                int hostPort = firstHosts ? firstPort : secondPort;
+                int otherPort = firstHosts ? secondPort : firstPort;
+                String path = "/buckets/" + key;
+                Await.until(() -> "'" + key + "' queued on its host: " + Http.get(hostPort, path),
+                        Duration.ofSeconds(30), () -> {
+                            Http.Response r = Http.get(hostPort, path);
+                            return r.status() == 200 && json(r).get("queuedRecords").asInt() >= 4;
+                        });
+                JsonNode answer = json(Http.get(hostPort, path));
+                assertThat(answer.get("key").asText()).isEqualTo(key);
+                assertThat(answer.get("partition").asInt()).isEqualTo(partition);
+                // And: the other instance cannot forward, and says which setting would make it
+                Http.Response elsewhere = Http.get(otherPort, path);
+                assertThat(elsewhere.status()).as(elsewhere.body()).isEqualTo(421);
+                assertThat(json(elsewhere).get("error").asText())
+                        .contains("partition " + partition, "not hosted by this instance", "application.server");
+            }
+            assertThat(first.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+            assertThat(second.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+        }
+    }
+
+    private static boolean hostsInputPartition(ShaperInstance instance, String topic, int partition) {
+        return instance.streams().metadataForLocalThreads().stream()
+                .flatMap(thread -> thread.activeTasks().stream())
+                .anyMatch(task -> task.topicPartitions().contains(new TopicPartition(topic, partition)));
     }
 
     private static JsonNode json(Http.Response response) {

@@ -33,18 +33,25 @@ public final class Http {
     }
 
     /**
-     * The status of a GET sent as raw bytes, for paths that {@link java.net.URI} refuses to build (a client can
-     * still send them).
+     * A GET sent as raw bytes, for paths that {@link java.net.URI} refuses to build (a client can still send
+     * them).
      */
-    public static int rawGetStatus(int port, String rawPath) {
+    public static Response rawGet(int port, String rawPath) {
+        return raw(port, "GET " + rawPath + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    }
+
+    /** The status and body of {@code request}, sent as it is (US-ASCII) on a connection of its own. */
+    public static Response raw(int port, String request) {
         try (java.net.Socket socket = new java.net.Socket("localhost", port)) {
-            socket.getOutputStream().write(("GET " + rawPath + " HTTP/1.1\r\nHost: localhost\r\n"
-                    + "Connection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            String statusLine = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
-                    java.nio.charset.StandardCharsets.US_ASCII)).readLine();
-            return Integer.parseInt(statusLine.split(" ")[1]);
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(),
+                    java.nio.charset.StandardCharsets.UTF_8);
+            int headEnd = answer.indexOf("\r\n\r\n");
+            return new Response(Integer.parseInt(answer.split(" ")[1]),
+                    headEnd < 0 ? "" : answer.substring(headEnd + 4));
         } catch (IOException e) {
-            throw new IllegalStateException("GET " + rawPath + " failed", e);
+            throw new IllegalStateException("request " + request.lines().findFirst().orElse("") + " failed", e);
         }
     }
 }

@@ -29,7 +29,8 @@ import org.apache.kafka.streams.state.HostInfo;
  * {@code GET /buckets/{key}}: one key's queue (records, units, bytes, next release) and the rules that apply
  * to it, answered by the instance that hosts the key's partition. Another instance forwards the request there
  * (found through Kafka Streams' metadata, which needs {@code application.server}), once: a forwarded request
- * is never forwarded again, so a rebalance cannot make requests bounce between instances.
+ * is never forwarded again, so a rebalance cannot make requests bounce between instances. Without
+ * {@code application.server} an instance answers for the partitions it hosts and says so for the others.
  */
 final class BucketsEndpoint {
 
@@ -51,6 +52,7 @@ final class BucketsEndpoint {
     private final RuleBook rules;
     private final String admissionKeyHeader;
     private final HostInfo self;
+    private final int inputPartitions;
     private final LongSupplier wallClockMs;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(FORWARD_TIMEOUT).build();
     private final Semaphore forwards = new Semaphore(MAX_CONCURRENT_FORWARDS);
@@ -58,14 +60,16 @@ final class BucketsEndpoint {
     /**
      * @param self this instance's {@code application.server}, or null when unset (then only local partitions
      *             can be answered)
+     * @param inputPartitions the input topic's partition count, which places a key when {@code self} is null
      */
     BucketsEndpoint(KafkaStreams streams, String storeName, RuleBook rules, String admissionKeyHeader, HostInfo self,
-                    LongSupplier wallClockMs) {
+                    int inputPartitions, LongSupplier wallClockMs) {
         this.streams = streams;
         this.storeName = storeName;
         this.rules = rules;
         this.admissionKeyHeader = admissionKeyHeader;
         this.self = self;
+        this.inputPartitions = inputPartitions;
         this.wallClockMs = wallClockMs;
     }
 
@@ -77,7 +81,7 @@ final class BucketsEndpoint {
             return error(400, e.getMessage());
         }
         try {
-            return locate(key, rawKey, forwardedBy);
+            return locate(key, forwardedBy);
         } catch (InvalidStateStoreException e) { // includes StreamsNotStartedException and StreamsStoppedException
             // Kafka Streams changed state between our check and the query (starting, rebalancing, stopping).
             return error(503, "Kafka Streams cannot be queried right now (" + e.getClass().getSimpleName()
@@ -85,18 +89,22 @@ final class BucketsEndpoint {
         }
     }
 
-    private Answer locate(byte[] key, String rawKey, String forwardedBy) {
+    private Answer locate(byte[] key, String forwardedBy) {
         KafkaStreams.State state = streams.state();
         if (state != KafkaStreams.State.RUNNING && state != KafkaStreams.State.REBALANCING) {
             return error(503, "Kafka Streams is " + state + " on this instance; ask again when it is ready");
+        }
+        if (self == null) {
+            // Without application.server Kafka Streams keeps no metadata at all (queryMetadataForKey answers
+            // NOT_AVAILABLE, partition -1, for every key): place the key ourselves and ask the local store.
+            return answerLocally(key, KeyPartition.of(key, inputPartitions));
         }
         KeyQueryMetadata where = streams.queryMetadataForKey(storeName, key, new ByteArraySerializer());
         if (where == null || where.partition() < 0) {
             return error(503, "the key's partition is not known right now (rebalancing); ask again shortly");
         }
-        // Without application.server Kafka Streams shares no hosts, but it still computes the partition.
         boolean hostKnown = where.activeHost() != null && !where.activeHost().equals(HostInfo.unavailable());
-        if (self == null || (hostKnown && where.activeHost().equals(self))) {
+        if (hostKnown && where.activeHost().equals(self)) {
             return answerLocally(key, where.partition());
         }
         if (!hostKnown) {
@@ -107,16 +115,23 @@ final class BucketsEndpoint {
             return error(503, "forwarded by " + forwardedBy + ", but partition " + where.partition()
                     + " is hosted by " + describe(where.activeHost()) + " now (rebalancing); ask again");
         }
-        return forward(where.activeHost(), rawKey);
+        return forward(where.activeHost(), key);
     }
 
     private Answer answerLocally(byte[] key, int partition) {
         KeyStateQuery.Outcome outcome = KeyStateQuery.query(streams, storeName, partition, key);
         String keyText = new String(key, StandardCharsets.UTF_8);
         if (outcome instanceof KeyStateQuery.Outcome.NotHere notHere) {
-            return error(503, "partition " + partition + " is not active on this instance (" + notHere.why() + ")"
-                    + (self == null ? "; set application.server to host:shaper.http.port on every instance so"
-                    + " that requests are forwarded to the one that hosts it" : "; ask again"));
+            String notHosted = "partition " + partition + " is not hosted by this instance (" + notHere.why() + ")";
+            if (self != null) {
+                return error(503, notHosted + "; ask again");
+            }
+            // Settled (RUNNING), another instance hosts it and asking again here will not help: 421 Misdirected
+            // Request. While the tasks move, the partition may yet come here: 503, ask again.
+            boolean settled = streams.state() == KafkaStreams.State.RUNNING;
+            return error(settled ? 421 : 503, notHosted + "; without application.server this instance cannot"
+                    + " forward: ask the instance that hosts it, or set application.server to"
+                    + " host:shaper.http.port on every instance so that any of them forwards the request");
         }
         // One rule lookup for the whole answer. Not rules.ruleFor: that one remembers answers in a map that
         // only a stream thread may touch.
@@ -181,12 +196,13 @@ final class BucketsEndpoint {
         return out;
     }
 
-    private Answer forward(HostInfo host, String rawKey) {
+    private Answer forward(HostInfo host, byte[] key) {
         if (!forwards.tryAcquire()) {
             return error(503, "too many requests are being forwarded to other instances; ask again shortly");
         }
         try {
-            URI uri = URI.create("http://" + describe(host) + "/buckets/" + rawKey);
+            // Encoded afresh: the request may have used characters (such as '{') that URI refuses.
+            URI uri = URI.create("http://" + describe(host) + "/buckets/" + KeyPath.encode(key));
             HttpRequest request = HttpRequest.newBuilder(uri).timeout(FORWARD_TIMEOUT)
                     .header(FORWARDED_HEADER, describe(self)).GET().build();
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());

@@ -5,7 +5,8 @@ import java.io.ByteArrayOutputStream;
 /**
  * The record key in a request path such as {@code /buckets/user%2F42}: the path segment after the prefix,
  * percent-decoded to bytes exactly as RFC 3986 defines it ({@code +} stays a plus: this is a path, not a
- * form). The key's bytes are the record key's bytes, so any key, UTF-8 or binary, can be asked for.
+ * form). The key's bytes are the record key's bytes, so any key, UTF-8 or binary, can be asked for; the empty
+ * key, which the shaper shapes like any other, is the empty segment ({@code /buckets/}).
  */
 final class KeyPath {
 
@@ -14,10 +15,6 @@ final class KeyPath {
 
     /** The key bytes of a raw (still encoded) path segment; fails with a message for the client. */
     static byte[] decode(String rawSegment) {
-        if (rawSegment.isEmpty()) {
-            throw new IllegalArgumentException("the key is empty: ask for /buckets/{key}, with the record key"
-                    + " percent-encoded (UTF-8)");
-        }
         if (rawSegment.indexOf('/') >= 0) {
             throw new IllegalArgumentException("the key contains '/': encode it as %2F");
         }
@@ -40,6 +37,24 @@ final class KeyPath {
             }
         }
         return out.toByteArray();
+    }
+
+    /**
+     * The path segment of {@code key}, every byte but RFC 3986's unreserved characters percent-encoded: a
+     * segment that {@link java.net.URI} accepts, whichever characters the request that asked for it used.
+     */
+    static String encode(byte[] key) {
+        StringBuilder out = new StringBuilder(key.length * 3);
+        for (byte b : key) {
+            int c = b & 0xff;
+            if (c < 0x80 && (Character.isLetterOrDigit(c) || c == '-' || c == '.' || c == '_' || c == '~')) {
+                out.append((char) c);
+            } else {
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+        }
+        return out.toString();
     }
 
     private static int hex(char c) {

@@ -1,18 +1,16 @@
 package dev.shaper.internals.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.shaper.internals.rules.RuleBook;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.BindException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
@@ -20,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shaper's HTTP server for operators, on the JDK's built-in server (no framework):
+ * The shaper's HTTP server for operators, on Netty's HTTP codec ({@link NettyHttpServer}):
  * <ul>
  *   <li>{@code GET /metrics}: every meter in Prometheus' text format;</li>
  *   <li>{@code GET /health/live}: 200 unless Kafka Streams failed;</li>
@@ -33,16 +31,21 @@ public final class OperationsServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OperationsServer.class);
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+    /**
+     * Threads answering requests. More than BucketsEndpoint's concurrent forwards, so that health probes never
+     * wait behind slow forwards (an orchestrator would restart a healthy instance).
+     */
+    private static final int WORKERS = 4;
+    private static final int MAX_QUEUED_REQUESTS = 64;
 
-    private final HttpServer server;
     private final ExecutorService executor;
     private final PrometheusMeterRegistry registry;
     private final StreamsHealth health;
     private final BucketsEndpoint buckets;
+    private NettyHttpServer server; // set once, by start, before the first request
 
-    private OperationsServer(HttpServer server, ExecutorService executor, PrometheusMeterRegistry registry,
-                             StreamsHealth health, BucketsEndpoint buckets) {
-        this.server = server;
+    private OperationsServer(ExecutorService executor, PrometheusMeterRegistry registry, StreamsHealth health,
+                             BucketsEndpoint buckets) {
         this.executor = executor;
         this.registry = registry;
         this.health = health;
@@ -54,66 +57,77 @@ public final class OperationsServer implements AutoCloseable {
      * runs.
      *
      * @param self this instance's {@code application.server}, or null
+     * @param inputPartitions the input topic's partition count
      * @throws BindException when the port is taken
      */
     public static OperationsServer start(int port, PrometheusMeterRegistry registry, StreamsHealth health,
                                          KafkaStreams streams, String storeName, RuleBook rules,
-                                         String admissionKeyHeader, HostInfo self) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
-        AtomicInteger threads = new AtomicInteger();
-        ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
-            Thread t = new Thread(r, "shaper-http-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        BucketsEndpoint buckets = new BucketsEndpoint(streams, storeName, rules, admissionKeyHeader, self,
-                System::currentTimeMillis);
-        OperationsServer ops = new OperationsServer(server, executor, registry, health, buckets);
-        server.createContext("/", ops::handle);
-        server.setExecutor(executor);
-        server.start();
-        LOG.info("HTTP server on port {}: /metrics /health/live /health/ready /buckets/{{key}}", ops.port());
+                                         String admissionKeyHeader, HostInfo self, int inputPartitions)
+            throws IOException {
+        return start(port, registry, health, new BucketsEndpoint(streams, storeName, rules, admissionKeyHeader, self,
+                inputPartitions, System::currentTimeMillis));
+    }
+
+    /** {@link #start} with the {@code /buckets} endpoint built by the caller. */
+    static OperationsServer start(int port, PrometheusMeterRegistry registry, StreamsHealth health,
+                                  BucketsEndpoint buckets) throws IOException {
+        ExecutorService workers = workers();
+        OperationsServer ops = new OperationsServer(workers, registry, health, buckets);
+        try {
+            ops.server = NettyHttpServer.start(port, workers, ops::handle);
+        } catch (IOException e) {
+            workers.shutdownNow();
+            throw e;
+        }
+        LOG.info("HTTP server on port {}: /metrics /health/live /health/ready /buckets/{key}", ops.port());
         return ops;
+    }
+
+    /**
+     * The threads that answer requests: few, since operators and Prometheus ask little, and the queue is bounded
+     * so that a flood is answered with 503s rather than held in memory.
+     */
+    private static ExecutorService workers() {
+        AtomicInteger threads = new AtomicInteger();
+        return new ThreadPoolExecutor(WORKERS, WORKERS, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(MAX_QUEUED_REQUESTS), r -> {
+                    Thread t = new Thread(r, "shaper-http-" + threads.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
     }
 
     /** The port the server listens on (the chosen one when started with 0). */
     public int port() {
-        return server.getAddress().getPort();
+        return server.port();
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
-        // Not try-with-resources: it would close the exchange before a catch block could send the 500.
+    private Response handle(Request request) {
         try {
-            route(exchange);
+            return route(request);
         } catch (RuntimeException e) {
             // Never a stack trace to the client; the log has it.
-            LOG.warn("HTTP request {} failed", exchange.getRequestURI(), e);
-            try {
-                json(exchange, BucketsEndpoint.error(500, "internal error: " + e.getClass().getSimpleName()));
-            } catch (IOException | RuntimeException ignored) {
-                // the response had already started; the client sees a cut connection
-            }
-        } finally {
-            exchange.close();
+            LOG.warn("HTTP request {} {} failed", request.method(), request.rawPath(), e);
+            return Response.error(500, "internal error: " + e.getClass().getSimpleName());
         }
     }
 
-    private void route(HttpExchange exchange) throws IOException {
-        String path = exchange.getRequestURI().getRawPath();
-        if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod())) {
-            exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-            json(exchange, BucketsEndpoint.error(405, "only GET is supported"));
+    private Response route(Request request) {
+        String path = request.rawPath();
+        if (!"GET".equals(request.method()) && !"HEAD".equals(request.method())) {
+            return new Response(405, Response.JSON, Json.write(BucketsEndpoint.error(405, "only GET is supported")
+                    .body()), Map.of("Allow", "GET, HEAD"));
         } else if (path.equals("/metrics")) {
-            send(exchange, 200, PROMETHEUS_TEXT, registry.scrape().getBytes(StandardCharsets.UTF_8));
+            return new Response(200, PROMETHEUS_TEXT, registry.scrape().getBytes(StandardCharsets.UTF_8));
         } else if (path.equals("/health/live")) {
-            json(exchange, healthAnswer(health.isLive()));
+            return json(healthAnswer(health.isLive()));
         } else if (path.equals("/health/ready")) {
-            json(exchange, healthAnswer(health.isReady()));
+            return json(healthAnswer(health.isReady()));
         } else if (path.startsWith("/buckets/")) {
-            json(exchange, buckets.answer(path.substring("/buckets/".length()),
-                    exchange.getRequestHeaders().getFirst(BucketsEndpoint.FORWARDED_HEADER)));
+            return json(buckets.answer(path.substring("/buckets/".length()),
+                    request.header(BucketsEndpoint.FORWARDED_HEADER)));
         } else {
-            json(exchange, BucketsEndpoint.error(404, "no such endpoint " + path
+            return json(BucketsEndpoint.error(404, "no such endpoint " + path
                     + "; try /metrics, /health/live, /health/ready or /buckets/{key}"));
         }
     }
@@ -125,24 +139,13 @@ public final class OperationsServer implements AutoCloseable {
         return new BucketsEndpoint.Answer(up ? 200 : 503, body);
     }
 
-    private static void json(HttpExchange exchange, BucketsEndpoint.Answer answer) throws IOException {
-        send(exchange, answer.status(), "application/json", Json.write(answer.body()));
-    }
-
-    private static void send(HttpExchange exchange, int status, String contentType, byte[] body) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", contentType);
-        boolean head = "HEAD".equals(exchange.getRequestMethod());
-        exchange.sendResponseHeaders(status, head ? -1 : body.length);
-        if (!head) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
-        }
+    private static Response json(BucketsEndpoint.Answer answer) {
+        return Response.json(answer.status(), answer.body());
     }
 
     @Override
     public void close() {
-        server.stop(0);
+        server.close();
         executor.shutdownNow();
     }
 }
