@@ -415,6 +415,7 @@ class BadInputCatalogueIT {
                 softly.assertThat(output.rejectedByOffset.keySet()).as("source offsets of rejected records")
                         .isSubsetOf(byOffset.keySet());
                 softly.assertThat(output.shapedWithoutId).as("shaped records without an id").isEmpty();
+                softly.assertThat(output.rejectedWithoutOffset).as("rejected records without a source offset").isEmpty();
                 // And: the queued key kept its order
                 softly.assertThat(output.shapedOrder.stream().filter(id -> id.startsWith("slow:")).toList())
                         .as("order of key slow").isEqualTo(cases.stream().map(c -> c.id)
