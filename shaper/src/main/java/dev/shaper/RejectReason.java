@@ -26,6 +26,12 @@ public enum RejectReason {
      * schedule store's changelog topic. The detail header names the limit. Do not retry.
      */
     RECORD_TOO_LARGE,
+    /**
+     * The record's timestamp lies further in the past or future than the output topic (or a changelog topic)
+     * takes ({@code message.timestamp.before.max.ms}, {@code message.timestamp.after.max.ms}), on arrival or, for a
+     * record that waited, on release. The detail names the window. Do not retry.
+     */
+    INVALID_TIMESTAMP,
     /** Any other record the shaper cannot handle; the detail header says why. Do not retry. */
     INVALID_RECORD;
 

@@ -9,8 +9,8 @@ import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
-import dev.shaper.internals.size.SizeLimits;
-import dev.shaper.internals.size.TopicSizeLimits;
+import dev.shaper.internals.limits.TopicLimits;
+import dev.shaper.internals.limits.TopicLimitsReader;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -105,8 +105,8 @@ public final class ShaperApplication {
         RuleBook rules = loadRules(config);
         StartupTopics topics = describeTopics(config, streamsProps);
         int partitions = topics.inputPartitions();
-        SizeLimits sizeLimits = topics.sizeLimits();
-        LOG.info("Largest records: {}", sizeLimits);
+        TopicLimits topicLimits = topics.topicLimits();
+        LOG.info("Largest records: {}", topicLimits);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
         streamsProps.put(ShaperMetrics.SETTINGS_KEY, metrics);
@@ -117,7 +117,7 @@ public final class ShaperApplication {
         try {
             admission = rules.hasAdmission() ? createAdmission(config) : null;
             streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions, admission, metrics,
-                    sizeLimits), streamsProps);
+                    topicLimits), streamsProps);
             metrics.bindStreams(streams);
             if (admission != null) {
                 metrics.bindAdmission(admission);
@@ -298,12 +298,12 @@ public final class ShaperApplication {
     }
 
     /** What the shaper learns of its topics at start. */
-    private record StartupTopics(int inputPartitions, SizeLimits sizeLimits) {
+    private record StartupTopics(int inputPartitions, TopicLimits topicLimits) {
     }
 
     /**
      * The input topic's partition count and what the output, rejected and changelog topics take (so that every
-     * record's size is decided before it is sent, see {@link TopicSizeLimits}), with a clear error if any of the
+     * record's size is decided before it is sent, see {@link TopicLimitsReader}), with a clear error if any of the
      * three topics is missing.
      */
     private static StartupTopics describeTopics(ShaperConfig config, Properties streamsProps) {
@@ -311,12 +311,14 @@ public final class ShaperApplication {
         try (Admin admin = Admin.create(adminConfig(streamsProps))) {
             int partitions = inputPartitions(admin, config);
             try {
-                return new StartupTopics(partitions, TopicSizeLimits.read(admin, 60_000,
-                        new TopicSizeLimits.Producer(config.producerMaxRequestSize(), config.producerCompressionType()),
+                return new StartupTopics(partitions, TopicLimitsReader.read(admin, 60_000,
+                        new TopicLimitsReader.Producer(config.producerMaxRequestSize(), config.producerCompressionType()),
                         config.outputTopic(), config.rejectedTopic(), ShaperTopology.changelogTopics(applicationId),
-                        new TopicSizeLimits.NewChangelog(ShaperTopology.changelogMaxMessageBytes(config))));
+                        new TopicLimitsReader.NewChangelog(ShaperTopology.changelogMaxMessageBytes(config))));
             } catch (ExecutionException e) {
-                throw new StartupException("cannot read the topics' max.message.bytes: " + e.getCause());
+                throw new StartupException("cannot read the topics' settings: " + e.getCause());
+            } catch (IllegalArgumentException e) {
+                throw new StartupException(e.getMessage());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -5,7 +5,7 @@ import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.processor.AdmissionProcessor;
 import dev.shaper.internals.processor.ShapingProcessor;
 import dev.shaper.internals.rules.RuleBook;
-import dev.shaper.internals.size.SizeLimits;
+import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.store.KeyStateStore;
 import dev.shaper.internals.store.ScheduleStore;
 import dev.shaper.internals.store.StateCacheBudget;
@@ -75,7 +75,7 @@ public final class ShaperTopology {
      * its producer may send, so that the producer's limit, not a broker's lower default, is what binds.
      */
     public static long changelogMaxMessageBytes(ShaperConfig config) {
-        return Math.max(config.producerMaxRequestSize(), SizeLimits.BROKER_DEFAULT_MAX_MESSAGE_BYTES);
+        return Math.max(config.producerMaxRequestSize(), TopicLimits.BROKER_DEFAULT_MAX_MESSAGE_BYTES);
     }
 
     /** The changelog topics of the shaper's stores, as Kafka Streams names them for {@code applicationId}. */
@@ -94,7 +94,7 @@ public final class ShaperTopology {
     public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions,
                                  AdmissionController admission, ShaperMetrics metrics) {
         return build(config, rules, inputPartitions, admission, metrics,
-                SizeLimits.assumed(config.producerMaxRequestSize()));
+                TopicLimits.assumed(config.producerMaxRequestSize()));
     }
 
     /**
@@ -102,10 +102,10 @@ public final class ShaperTopology {
      * @param inputPartitions partitions of the input topic; the total rate is split evenly across them
      * @param admission       the instance's admission, required when {@code rules.hasAdmission()}
      * @param metrics         where the processors report what they do
-     * @param sizeLimits      the largest records the topics take, read from the brokers
+     * @param topicLimits      the largest records the topics take, read from the brokers
      */
     public static Topology build(ShaperConfig config, RuleBook rules, int inputPartitions,
-                                 AdmissionController admission, ShaperMetrics metrics, SizeLimits sizeLimits) {
+                                 AdmissionController admission, ShaperMetrics metrics, TopicLimits topicLimits) {
         if (inputPartitions < 1) {
             throw new IllegalArgumentException("inputPartitions must be >= 1, got " + inputPartitions);
         }
@@ -115,19 +115,23 @@ public final class ShaperTopology {
         }
         ShapingProcessor.Settings settings = new ShapingProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
                 SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(),
-                config.totalRate() / inputPartitions, config.releasedHeader(), sizeLimits);
+                config.totalRate() / inputPartitions, config.releasedHeader(), topicLimits);
         StateCacheBudget cache = new StateCacheBudget(config.stateCacheMaxKeys()); // one for all the tasks
         metrics.bindStateCache(cache);
         // Compaction keeps the latest entry per key; queued records are deleted by tombstones on release.
+        // A changelog record carries the timestamp of a record the task processed, which the input topic may have
+        // taken from further in the past or future than a topic's defaults allow: changelogs take any.
         Map<String, String> changelog = Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
-                TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Long.toString(changelogMaxMessageBytes(config)));
+                TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Long.toString(changelogMaxMessageBytes(config)),
+                TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, Long.toString(Long.MAX_VALUE),
+                TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, Long.toString(Long.MAX_VALUE));
 
         Topology topology = new Topology();
         topology.addSource(SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
         String bucketParent = SOURCE;
         if (admitting) {
             AdmissionProcessor.Settings admissionSettings = new AdmissionProcessor.Settings(LEAKY_BUCKET,
-                    REJECTED_SINK, config.admissionKeyHeader(), KEY_STATE_STORE, sizeLimits);
+                    REJECTED_SINK, config.admissionKeyHeader(), KEY_STATE_STORE, topicLimits);
             topology.addProcessor(ADMISSION, () -> new AdmissionProcessor(admissionSettings, rules.copy(), admission,
                     metrics),
                     SOURCE);
@@ -136,7 +140,7 @@ public final class ShaperTopology {
         topology.addProcessor(LEAKY_BUCKET, () -> new ShapingProcessor(settings, rules.copy(), metrics), bucketParent);
         topology.addStateStore(new WriteBehindStoreBuilder<>(SCHEDULE_STORE,
                 inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT, segmentSpanNanos(config.tickMs()),
-                        sizeLimits.stored().bytes()))
+                        topicLimits.stored().bytes()))
                 .withLoggingEnabled(changelog), LEAKY_BUCKET);
         topology.addStateStore(new WriteBehindStoreBuilder<>(KEY_STATE_STORE,
                 inner -> new KeyStateStore(inner, cache)).withLoggingEnabled(changelog),

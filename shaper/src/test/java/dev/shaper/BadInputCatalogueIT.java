@@ -2,7 +2,7 @@ package dev.shaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shaper.internals.size.RecordSize;
+import dev.shaper.internals.limits.RecordSize;
 import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.KafkaBroker;
 import dev.shaper.testsupport.ShaperInstance;

@@ -6,7 +6,7 @@ import dev.shaper.internals.admission.AdmissionDecision;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
-import dev.shaper.internals.size.SizeLimits;
+import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.store.KeyStateStore;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -24,10 +24,10 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
      * @param keyHeader    the header holding the admission key, or null for the record key
      * @param keyStoreName the shaping stage's key-state store, whose slots (found by record key) keep each key's
      *                     admission memo when the record key is the admission key
-     * @param sizeLimits   what the topics take: a record too large to be shaped is rejected before it is charged
+     * @param topicLimits   what the topics take: a record too large to be shaped is rejected before it is charged
      */
     public record Settings(String nextChild, String rejectedChild, String keyHeader, String keyStoreName,
-                           SizeLimits sizeLimits) {
+                           TopicLimits topicLimits) {
     }
 
     /**
@@ -70,7 +70,7 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
     private final AdmissionController admission;
     private final ShaperMetrics metrics;
     private final SlotMemo memo = new SlotMemo();
-    private final SizeChecks sizes;
+    private final OutputChecks outputs;
     private final Rejections rejections;
     private ProcessorContext<byte[], byte[]> context;
 
@@ -80,8 +80,9 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
         this.rules = rules;
         this.admission = admission;
         this.metrics = metrics;
-        this.sizes = new SizeChecks(settings.sizeLimits());
-        this.rejections = new Rejections(settings.rejectedChild(), settings.sizeLimits().rejected());
+        this.outputs = new OutputChecks(settings.topicLimits());
+        this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
+                settings.topicLimits().rejectedTimes());
     }
 
     @Override
@@ -97,9 +98,9 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
             reject(record, invalid.reason(), 0, invalid.detail());
             return;
         }
-        String tooLarge = sizes.whyNotShapeable(record);
-        if (tooLarge != null) {
-            reject(record, RejectReason.RECORD_TOO_LARGE, 0, tooLarge);
+        InputChecks.Outcome.Invalid unfit = outputs.whyNotShapeable(record, context.currentSystemTimeMs());
+        if (unfit != null) {
+            reject(record, unfit.reason(), 0, unfit.detail());
             return;
         }
         long cost = ((InputChecks.Outcome.Valid) checked).cost();

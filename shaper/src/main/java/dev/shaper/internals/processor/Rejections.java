@@ -2,8 +2,9 @@ package dev.shaper.internals.processor;
 
 import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
-import dev.shaper.internals.size.RecordSize;
-import dev.shaper.internals.size.SizeLimit;
+import dev.shaper.internals.limits.RecordSize;
+import dev.shaper.internals.limits.SizeLimit;
+import dev.shaper.internals.limits.TimestampWindow;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.header.Header;
@@ -32,27 +33,39 @@ final class Rejections {
 
     private final String rejectedChild;
     private final SizeLimit limit;
+    private final TimestampWindow times;
 
     /**
      * @param rejectedChild the processor's child that leads to the rejected topic
-     * @param limit         what the rejected topic takes
+     * @param limit         the largest record the rejected topic takes
+     * @param times         the timestamps it takes
      */
-    Rejections(String rejectedChild, SizeLimit limit) {
+    Rejections(String rejectedChild, SizeLimit limit, TimestampWindow times) {
         this.rejectedChild = rejectedChild;
         this.limit = limit;
+        this.times = times;
     }
 
     /** Sends the rejected form of {@code record} to the rejected topic, from {@code context}'s processor. */
     void forward(ProcessorContext<byte[], byte[]> context, Record<byte[], byte[]> record, RejectReason reason,
                  long retryAfterMs, String detail) {
-        context.forward(reject(record, reason, retryAfterMs, detail, context.recordMetadata()), rejectedChild);
+        context.forward(reject(record, reason, retryAfterMs, detail, context.recordMetadata(),
+                context.currentSystemTimeMs()), rejectedChild);
     }
 
-    /** The rejected form of {@code record}, cut down until it fits the rejected topic. */
+    /**
+     * The rejected form of {@code record} at {@code wallNowMs}, cut down until it fits the rejected topic, and
+     * stamped with {@code wallNowMs} instead of its own timestamp if the rejected topic would refuse that.
+     */
     Record<byte[], byte[]> reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs,
-                                  String fullDetail, Optional<RecordMetadata> source) {
+                                  String fullDetail, Optional<RecordMetadata> source, long wallNowMs) {
         String detail = fullDetail.length() <= MAX_DETAIL_CHARS ? fullDetail
                 : fullDetail.substring(0, MAX_DETAIL_CHARS) + "...";
+        if (!times.takes(record.timestamp(), wallNowMs, 0)) {
+            detail += "; stamped with the time of the rejection, as the rejected topic would refuse the record's own"
+                    + " timestamp " + record.timestamp() + " (" + times.source() + ")";
+            record = record.withTimestamp(wallNowMs);
+        }
         Headers headers = withReason(record.headers(), reason, retryAfterMs, detail, source);
         long whole = RecordSize.of(record.key(), record.value(), headers);
         if (limit.fits(whole)) {

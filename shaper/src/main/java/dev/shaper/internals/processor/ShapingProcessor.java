@@ -11,7 +11,7 @@ import dev.shaper.internals.shaping.LeakyBucket;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.shaping.TotalRateLimiter;
 import dev.shaper.internals.shaping.VirtualClock;
-import dev.shaper.internals.size.SizeLimits;
+import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.store.KeyStateStore;
 import dev.shaper.internals.store.QueuedRecord;
 import dev.shaper.internals.store.ScheduleKeys;
@@ -39,11 +39,11 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
      * Settings of one shaping processor.
      *
      * @param releasedHeader whether shaped records carry {@code shaper.released.ms}
-     * @param sizeLimits     what the output topic, the rejected topic and the changelogs take
+     * @param topicLimits     what the output topic, the rejected topic and the changelogs take
      */
     public record Settings(String scheduleStoreName, String keyStoreName, String shapedChild, String rejectedChild,
                            long tickMs, long catchUpMaxMs, double taskTotalRate, boolean releasedHeader,
-                           SizeLimits sizeLimits) {
+                           TopicLimits topicLimits) {
     }
 
     private static final byte[] NOT_QUEUED = "0".getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -52,7 +52,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     private final RuleBook rules;
     private final ShaperMetrics metrics;
     private final long tickNanos;
-    private final SizeChecks sizes;
+    private final OutputChecks outputs;
     private final Rejections rejections;
 
     private ProcessorContext<byte[], byte[]> context;
@@ -73,8 +73,9 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         this.rules = rules;
         this.metrics = metrics;
         this.tickNanos = settings.tickMs() * 1_000_000L;
-        this.sizes = new SizeChecks(settings.sizeLimits());
-        this.rejections = new Rejections(settings.rejectedChild(), settings.sizeLimits().rejected());
+        this.outputs = new OutputChecks(settings.topicLimits());
+        this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
+                settings.topicLimits().rejectedTimes());
     }
 
     @Override
@@ -99,14 +100,14 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             reject(record, invalid.reason(), 0, invalid.detail());
             return;
         }
-        String tooLarge = sizes.whyNotShapeable(record);
-        if (tooLarge != null) {
-            reject(record, RejectReason.RECORD_TOO_LARGE, 0, tooLarge);
+        long wallNow = context.currentSystemTimeMs();
+        InputChecks.Outcome.Invalid unfit = outputs.whyNotShapeable(record, wallNow);
+        if (unfit != null) {
+            reject(record, unfit.reason(), 0, unfit.detail());
             return;
         }
         byte[] key = record.key();
         long cost = ((InputChecks.Outcome.Valid) checked).cost();
-        long wallNow = context.currentSystemTimeMs();
         long now = clock.peek(wallNow);
         keyStates.setVirtualNow(now);
         ShapingRule rule = rules.ruleFor(key);
@@ -125,7 +126,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             byte[] stored = new QueuedRecord(record.timestamp(), wallNow, cost, record.headers(), record.value())
                     .encode();
             if (!schedule.fitsAlone(key, stored)) {
-                reject(record, RejectReason.RECORD_TOO_LARGE, 0, sizes.whyNotQueueable(key.length + stored.length));
+                InputChecks.Outcome.Invalid tooLarge = outputs.whyNotQueueable(key.length + stored.length);
+                reject(record, tooLarge.reason(), 0, tooLarge.detail());
                 return; // the key's state stays as it was: the record never joined its queue
             }
             long storedSize = QueuedRecord.storedSize(key, stored);
@@ -193,10 +195,9 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             HeaderValues.setOrRemove(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
             Record<byte[], byte[]> shaped = new Record<>(key, queued.value(), queued.timestamp(), queued.headers());
             long storedSize = QueuedRecord.storedSize(key, entry.value());
-            if (!sizes.fitsOutput(shaped)) {
-                // Checked at arrival; only a smaller limit since (a restart with other settings) gets here.
-                reject(shaped, RejectReason.RECORD_TOO_LARGE, 0, "the record waited " + waitedMs + " ms, and on"
-                        + " release it no longer fits the output topic, which now takes " + sizes.outputLimit());
+            InputChecks.Outcome.Invalid unfit = outputs.whyNotReleasable(shaped, wallNow, waitedMs);
+            if (unfit != null) {
+                reject(shaped, unfit.reason(), 0, unfit.detail());
                 counts.dequeuedToRejected(storedSize);
                 continue;
             }

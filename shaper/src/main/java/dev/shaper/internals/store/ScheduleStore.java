@@ -1,6 +1,6 @@
 package dev.shaper.internals.store;
 
-import dev.shaper.internals.size.RecordSize;
+import dev.shaper.internals.limits.RecordSize;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

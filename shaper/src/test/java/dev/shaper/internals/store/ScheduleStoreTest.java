@@ -110,7 +110,7 @@ class ScheduleStoreTest {
         // Then: as several segments, each of which fits, and nothing is lost or out of order
         List<Integer> sizes = new ArrayList<>();
         try (var it = inner.all()) {
-            it.forEachRemaining(kv -> sizes.add((int) dev.shaper.internals.size.RecordSize.of(kv.key.get(),
+            it.forEachRemaining(kv -> sizes.add((int) dev.shaper.internals.limits.RecordSize.of(kv.key.get(),
                     kv.value, new org.apache.kafka.common.header.internals.RecordHeaders())));
         }
         assertThat(sizes).hasSizeGreaterThan(1).allSatisfy(size -> assertThat(size).isLessThanOrEqualTo(3_000));

@@ -1,4 +1,4 @@
-package dev.shaper.internals.size;
+package dev.shaper.internals.limits;
 
 /**
  * The largest record, as {@link RecordSize} bounds it, that one destination takes, and what sets that limit (for

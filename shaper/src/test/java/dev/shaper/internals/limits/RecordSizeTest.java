@@ -1,4 +1,4 @@
-package dev.shaper.internals.size;
+package dev.shaper.internals.limits;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

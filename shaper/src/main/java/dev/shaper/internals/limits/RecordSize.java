@@ -1,4 +1,4 @@
-package dev.shaper.internals.size;
+package dev.shaper.internals.limits;
 
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;

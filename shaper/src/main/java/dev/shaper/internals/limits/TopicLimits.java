@@ -1,0 +1,45 @@
+package dev.shaper.internals.limits;
+
+/**
+ * What each of the shaper's destinations takes, decided before a record is sent or stored, so that no record can
+ * make a send fail: under exactly-once such a failure aborts the transaction, the task is restarted, and the same
+ * record would fail it again.
+ *
+ * @param shaped        the largest record the output topic takes
+ * @param rejected      the largest record the rejected topic takes
+ * @param stored        the largest record the state stores' changelog topics take: one schedule segment, one key state
+ * @param shapedTimes   the timestamps the output topic and the changelog topics take (a changelog record carries
+ *                      the timestamp of a record the task processed)
+ * @param rejectedTimes the timestamps the rejected topic takes
+ */
+public record TopicLimits(SizeLimit shaped, SizeLimit rejected, SizeLimit stored, TimestampWindow shapedTimes,
+                          TimestampWindow rejectedTimes) {
+
+    /** Kafka's default of the broker's {@code message.max.bytes}, which a topic without its own setting inherits. */
+    public static final long BROKER_DEFAULT_MAX_MESSAGE_BYTES = 1_048_588L;
+
+    /**
+     * Limits known without asking the brokers: the producer's size limit and the broker default for every topic,
+     * and no timestamp limit. For tests and tools; the application reads the topics' real limits at start
+     * ({@link TopicLimitsReader}).
+     */
+    public static TopicLimits assumed(int maxRequestSize) {
+        SizeLimit producer = SizeLimit.producer(maxRequestSize);
+        SizeLimit broker = new SizeLimit(BROKER_DEFAULT_MAX_MESSAGE_BYTES,
+                "the broker's default message.max.bytes (" + BROKER_DEFAULT_MAX_MESSAGE_BYTES + ")");
+        SizeLimit limit = producer.min(broker);
+        return new TopicLimits(limit, limit, limit, TimestampWindow.ANY, TimestampWindow.ANY);
+    }
+
+    /** The same limits with these timestamp windows. */
+    public TopicLimits withTimes(TimestampWindow shapedTimes, TimestampWindow rejectedTimes) {
+        return new TopicLimits(shaped, rejected, stored, shapedTimes, rejectedTimes);
+    }
+
+    @Override
+    public String toString() {
+        return "shaped " + shaped.bytes() + " bytes (" + shaped.source() + "), rejected " + rejected.bytes()
+                + " bytes (" + rejected.source() + "), stored " + stored.bytes() + " bytes (" + stored.source()
+                + "); timestamps shaped: " + shapedTimes.source() + ", rejected: " + rejectedTimes.source();
+    }
+}
