@@ -57,8 +57,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each instance is a child JVM from {@code target/shaper.jar} with a state directory of its own, so the
  * killed instance's transactional id is not reused: its open transaction is aborted by the broker when it
- * times out, not fenced at once as in {@link CrashSafetyIT}. Output, the instances' log and a CSV of every
- * record read back go to {@code target/three-instance-failover-it/}.
+ * times out, not fenced at once as in {@link CrashSafetyIT}. Until then a {@code read_committed} reader of an
+ * output partition that transaction wrote to sees nothing past it (the moved keys' records among them), and a
+ * survivor restoring a changelog partition it wrote to waits too: so the log gives both the time to the first
+ * release and the time to the first readable record. Output, the instances' log and a CSV of every record read
+ * back go to {@code target/three-instance-failover-it/}.
  */
 class ThreeInstanceFailoverIT {
 
@@ -146,7 +149,7 @@ class ThreeInstanceFailoverIT {
             ArrivalLog.write(LOG_DIR.resolve("arrivals.csv"), read);
             VerificationReport report = ShapedOutputVerifier.verify(ids, read);
             TreeMap<String, Long> moveMs = firstReleaseAfter(read, victimKeys, killAtMs);
-            TreeMap<String, Long> visibleMs = firstReadAfter(read, victimKeys, killNanos);
+            TreeMap<String, Long> visibleMs = firstReadAfter(read, victimKeys, killAtMs, killNanos);
             LOG.info("{} records on {} keys at {}/s per key, input {}/s per key for {} s; instance-{} killed after {}"
                     + " output records; keys whose tasks moved, ms from the kill to their first release: {}, to"
                     + " their first record read: {}; session timeout {} ms; per key, records released in the"
@@ -261,12 +264,15 @@ class ThreeInstanceFailoverIT {
         return first;
     }
 
-    /** Per key of {@code keys}, milliseconds from the kill until the collector read the key's next record. */
+    /**
+     * Per key of {@code keys}, milliseconds from the kill until the collector read the key's first record released
+     * after it (records released before the kill may still be read after it).
+     */
     private static TreeMap<String, Long> firstReadAfter(List<CollectedRecord> read, Set<String> keys,
-                                                        long killNanos) {
+                                                        long killAtMs, long killNanos) {
         TreeMap<String, Long> first = new TreeMap<>();
         for (CollectedRecord r : read) {
-            if (r.isOutput() && keys.contains(r.key()) && r.arrivalNanos() > killNanos) {
+            if (r.isOutput() && keys.contains(r.key()) && r.releasedAtMs() != null && r.releasedAtMs() > killAtMs) {
                 first.putIfAbsent(r.key(), (r.arrivalNanos() - killNanos) / 1_000_000);
             }
         }
