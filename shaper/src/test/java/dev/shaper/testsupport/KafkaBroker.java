@@ -21,7 +21,7 @@ import org.testcontainers.kafka.KafkaContainer;
  * for lack of Docker. Set {@code -Dshaper.test.broker=embedded} to skip the Docker probe.
  *
  * <p>{@link #startEmbedded()} always runs the broker in this JVM: that one can be stopped and started again on
- * the same port with its logs kept ({@link #stopBroker()}, {@link #startBroker()}), as a broker restart.
+ * the same port with its logs kept ({@link #stopBroker()}, {@link #startBroker(String...)}), as a broker restart.
  */
 public final class KafkaBroker implements AutoCloseable {
 
@@ -84,7 +84,7 @@ public final class KafkaBroker implements AutoCloseable {
     /**
      * Shuts the broker down (the node's controller keeps running): clients lose their connections, and the
      * group and transaction coordinators go with it. Its log directories and its port are kept for
-     * {@link #startBroker()}. Only for a broker from {@link #startEmbedded()}.
+     * {@link #startBroker(String...)}. Only for a broker from {@link #startEmbedded()}.
      */
     public void stopBroker() {
         BrokerServer server = embeddedBroker();
