@@ -3,6 +3,7 @@ package dev.shaper.testsupport;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -18,6 +19,9 @@ import org.testcontainers.kafka.KafkaContainer;
  * engine answers, otherwise a single-node KRaft broker in this JVM (Kafka's own {@link KafkaClusterTestKit}).
  * Either way the tests talk to it over the network through {@link #bootstrapServers()}, so none is skipped
  * for lack of Docker. Set {@code -Dshaper.test.broker=embedded} to skip the Docker probe.
+ *
+ * <p>{@link #startEmbedded()} always runs the broker in this JVM: that one can be stopped and started again on
+ * the same port with its logs kept ({@link #stopBroker()}, {@link #startBroker(String...)}), as a broker restart.
  */
 public final class KafkaBroker implements AutoCloseable {
 
@@ -29,10 +33,13 @@ public final class KafkaBroker implements AutoCloseable {
 
     private final AutoCloseable resource;
     private final String bootstrapServers;
+    /** The in-JVM cluster, or null for a container. */
+    private final KafkaClusterTestKit cluster;
 
-    private KafkaBroker(AutoCloseable resource, String bootstrapServers) {
+    private KafkaBroker(AutoCloseable resource, String bootstrapServers, KafkaClusterTestKit cluster) {
         this.resource = resource;
         this.bootstrapServers = bootstrapServers;
+        this.cluster = cluster;
     }
 
     public static KafkaBroker start() {
@@ -40,8 +47,13 @@ public final class KafkaBroker implements AutoCloseable {
             KafkaContainer container = new KafkaContainer(IMAGE);
             container.start();
             LOG.info("Kafka broker: container {} at {}", IMAGE, container.getBootstrapServers());
-            return new KafkaBroker(container, container.getBootstrapServers());
+            return new KafkaBroker(container, container.getBootstrapServers(), null);
         }
+        return startEmbedded();
+    }
+
+    /** A single-node KRaft broker in this JVM, whether Docker answers or not. */
+    public static KafkaBroker startEmbedded() {
         try {
             KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
                     .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build())
@@ -55,7 +67,7 @@ public final class KafkaBroker implements AutoCloseable {
             cluster.startup();
             cluster.waitForReadyBrokers();
             LOG.info("Kafka broker: in-JVM KRaft at {}", cluster.bootstrapServers());
-            return new KafkaBroker(cluster, cluster.bootstrapServers());
+            return new KafkaBroker(cluster, cluster.bootstrapServers(), cluster);
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the in-JVM Kafka broker", e);
         }
@@ -67,6 +79,49 @@ public final class KafkaBroker implements AutoCloseable {
         } catch (Throwable t) {
             return false;
         }
+    }
+
+    /**
+     * Shuts the broker down (the node's controller keeps running): clients lose their connections, and the
+     * group and transaction coordinators go with it. Its log directories and its port are kept for
+     * {@link #startBroker(String...)}. Only for a broker from {@link #startEmbedded()}.
+     */
+    public void stopBroker() {
+        BrokerServer server = embeddedBroker();
+        server.shutdown();
+        server.awaitShutdown();
+        LOG.info("Kafka broker stopped; its controller runs on");
+    }
+
+    /**
+     * Starts the broker that {@link #stopBroker()} stopped, on the same port and with the same logs, and waits
+     * until it answers and every partition of {@code topics} has a leader again.
+     */
+    public void startBroker(String... topics) {
+        BrokerServer server = embeddedBroker();
+        int before = Integer.parseInt(bootstrapServers.substring(bootstrapServers.lastIndexOf(':') + 1));
+        server.startup();
+        int after = port(server);
+        if (after != before) {
+            throw new IllegalStateException("the broker came back on port " + after + ", not " + before);
+        }
+        try (Admin admin = admin()) {
+            awaitLeaders(admin, List.of(topics));
+        } catch (Exception e) {
+            throw new IllegalStateException("the restarted broker does not lead " + List.of(topics), e);
+        }
+        LOG.info("Kafka broker started again on port {}", after);
+    }
+
+    private BrokerServer embeddedBroker() {
+        if (cluster == null) {
+            throw new IllegalStateException("only a broker from startEmbedded() can be stopped and started");
+        }
+        return cluster.brokers().values().iterator().next();
+    }
+
+    private int port(BrokerServer server) {
+        return server.boundPort(cluster.nodes().brokerListenerName());
     }
 
     public String bootstrapServers() {

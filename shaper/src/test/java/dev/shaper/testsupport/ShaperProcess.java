@@ -42,6 +42,15 @@ public final class ShaperProcess implements AutoCloseable {
      * names this start.
      */
     public static ShaperProcess start(String name, Path settingsFile, Path logFile) throws IOException {
+        return start(name, settingsFile, logFile, 0);
+    }
+
+    /**
+     * {@link #start(String, Path, Path)} with the HTTP server on {@code httpPort} (0: any free port, which the
+     * test cannot learn; -1: none), for tests that ask the instance's {@code /health} or {@code /metrics}.
+     */
+    public static ShaperProcess start(String name, Path settingsFile, Path logFile, int httpPort)
+            throws IOException {
         Files.createDirectories(logFile.toAbsolutePath().getParent());
         Files.writeString(logFile, "===== " + Instant.now() + " starting shaper process '" + name + "'\n",
                 StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
@@ -49,8 +58,8 @@ public final class ShaperProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(List.of(java.toString(), "-Xmx256m",
                 "-cp", jar().toString(), "dev.shaper.ShaperApplication", settingsFile.toAbsolutePath().toString()));
         builder.environment().keySet().removeIf(k -> k.startsWith("SHAPER_") || k.startsWith("STREAMS_"));
-        // Any free port for the HTTP server: a fixed one could be taken on the test machine.
-        builder.environment().put("SHAPER_HTTP_PORT", "0");
+        // By default any free port for the HTTP server: a fixed one could be taken on the test machine.
+        builder.environment().put("SHAPER_HTTP_PORT", Integer.toString(httpPort));
         builder.redirectErrorStream(true);
         builder.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         return new ShaperProcess(builder.start(), name);
