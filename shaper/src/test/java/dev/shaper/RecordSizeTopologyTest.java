@@ -4,6 +4,8 @@ import static dev.shaper.testsupport.ShaperDriver.header;
 import static dev.shaper.testsupport.ShaperDriver.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.internals.limits.TimestampWindow;
+import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.testsupport.ShaperDriver;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -79,6 +81,39 @@ class RecordSizeTopologyTest {
             assertThat(header(shaped, ShaperHeaders.SOURCE_OFFSET)).isNull();
             assertThat(header(shaped, ShaperHeaders.QUEUED_MS)).isEqualTo("0");
             assertThat(header(shaped, "trace")).isEqualTo("t1");
+        }
+    }
+
+    @Test
+    void shouldRejectAQueuedRecordThatGrewTooOldForTheOutputTopicWhileItWaited() {
+        // Given: an output topic that takes records up to 100 s old, and a key released once every 50 s
+        TopicLimits limits = TopicLimits.assumed(1_048_576)
+                .withTimes(new TimestampWindow(100_000, Long.MAX_VALUE, "topic shaped's (100 s)"), TimestampWindow.ANY);
+        Map<String, String> settings = Map.of(ShaperConfig.SHAPING_RATE_CONFIG, "0.02",
+                ShaperConfig.SHAPING_TICK_MS_CONFIG, "100");
+        try (ShaperDriver shaper = ShaperDriver.start(settings, limits)) {
+            // When: two records arrive 49 s old (inside the window with the margin of half of it); the first
+            // leaves at once, the second is due 50 s later, when it is 99 s old
+            long arrival = shaper.now().toEpochMilli();
+            shaper.send("k", "first", arrival - 49_000);
+            shaper.send("k", "second", arrival - 49_000);
+            assertThat(shaper.readShaped()).hasSize(1);
+            for (int tick = 0; tick < 500; tick++) { // the virtual clock moves at most a little per tick
+                shaper.advance(Duration.ofMillis(100));
+            }
+
+            // Then: the second is rejected on release, without release headers, and without a source (the
+            // punctuation has none)
+            assertThat(shaper.readShaped()).isEmpty();
+            List<TestRecord<byte[], byte[]>> rejected = shaper.readRejected();
+            assertThat(rejected).hasSize(1);
+            assertThat(text(rejected.get(0).value())).isEqualTo("second");
+            assertThat(header(rejected.get(0), ShaperHeaders.REASON)).isEqualTo("INVALID_TIMESTAMP");
+            assertThat(header(rejected.get(0), ShaperHeaders.DETAIL)).contains("waited 50000 ms")
+                    .contains("topic shaped's (100 s)");
+            assertThat(header(rejected.get(0), ShaperHeaders.QUEUED_MS)).isNull();
+            assertThat(header(rejected.get(0), ShaperHeaders.SOURCE_TOPIC)).isNull();
+            assertThat(shaper.metrics().registry().get("shaper.queue.records").gauge().value()).isZero();
         }
     }
 

@@ -85,6 +85,27 @@ class TopicSettingsIT {
                         + " delete");
     }
 
+    @Test
+    @Timeout(60)
+    void shouldWidenAChangelogThatTakesTimestampsOnlyWithinAWindow() throws Exception {
+        // Given: a changelog left by an earlier version, created with Kafka's default timestamp window
+        broker.createTopics(1, "widen-in", "widen-out", "widen-rejected");
+        String changelog = ShaperTopology.changelogTopics("widen-it").get(1);
+        broker.createTopics(1, Map.of("cleanup.policy", "compact", "message.timestamp.after.max.ms", "3600000"),
+                changelog);
+
+        // When: the shaper starts on it
+        try (ShaperInstance shaper = ShaperInstance.create(settings("widen", "widen-rejected"));
+             org.apache.kafka.clients.admin.Admin admin = broker.admin()) {
+            // Then: the changelog takes any timestamp
+            var resource = new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.TOPIC, changelog);
+            var config = admin.describeConfigs(List.of(resource)).all().get().get(resource);
+            assertThat(config.get("message.timestamp.after.max.ms").value()).isEqualTo(Long.toString(Long.MAX_VALUE));
+            assertThat(config.get("message.timestamp.before.max.ms").value()).isEqualTo(Long.toString(Long.MAX_VALUE));
+        }
+    }
+
     private static Map<String, Object> settings(String prefix, String rejected) {
         Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), prefix + "-it");
         settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, prefix + "-in");

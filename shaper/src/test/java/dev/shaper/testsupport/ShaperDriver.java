@@ -4,6 +4,7 @@ import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.ShaperTopology;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -44,7 +45,7 @@ public final class ShaperDriver implements AutoCloseable {
     private final ShaperMetrics metrics = new ShaperMetrics(new SimpleMeterRegistry(), () -> now().toEpochMilli());
 
     private ShaperDriver(Map<String, String> shaperSettings, RuleBook rules, int partitions,
-                         AdmissionController admission) {
+                         AdmissionController admission, TopicLimits limits) {
         try {
             stateDir = Files.createTempDirectory("shaper-driver");
         } catch (java.io.IOException e) {
@@ -58,8 +59,8 @@ public final class ShaperDriver implements AutoCloseable {
         RuleBook book = rules != null ? rules
                 : new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
         Properties props = config.streamsProperties();
-        driver = new TopologyTestDriver(ShaperTopology.build(config, book, partitions, admission, metrics),
-                props, START);
+        driver = new TopologyTestDriver(limits == null ? ShaperTopology.build(config, book, partitions, admission,
+                metrics) : ShaperTopology.build(config, book, partitions, admission, metrics, limits), props, START);
         input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
         shaped = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer());
@@ -68,22 +69,33 @@ public final class ShaperDriver implements AutoCloseable {
     }
 
     public static ShaperDriver start(Map<String, String> shaperSettings) {
-        return new ShaperDriver(shaperSettings, null, 1, null);
+        return new ShaperDriver(shaperSettings, null, 1, null, null);
+    }
+
+    /** With the topics' limits as the application would read them from the brokers. */
+    public static ShaperDriver start(Map<String, String> shaperSettings, TopicLimits limits) {
+        return new ShaperDriver(shaperSettings, null, 1, null, limits);
     }
 
     public static ShaperDriver start(Map<String, String> shaperSettings, RuleBook rules, int partitions) {
-        return new ShaperDriver(shaperSettings, rules, partitions, null);
+        return new ShaperDriver(shaperSettings, rules, partitions, null, null);
     }
 
     /** With an admission stage; {@code rules} null means the settings' defaults. */
     public static ShaperDriver start(Map<String, String> shaperSettings, RuleBook rules,
                                      AdmissionController admission) {
-        return new ShaperDriver(shaperSettings, rules, 1, admission);
+        return new ShaperDriver(shaperSettings, rules, 1, admission, null);
     }
 
     /** Pipes a record with this text key and value at the current wall-clock time. */
     public void send(String key, String value, Header... headers) {
         send(key == null ? null : key.getBytes(StandardCharsets.UTF_8), value, headers);
+    }
+
+    /** Pipes a record with this text key, value and record timestamp at the current wall-clock time. */
+    public void send(String key, String value, long timestampMs) {
+        input.pipeInput(new TestRecord<>(key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8),
+                new RecordHeaders(), timestampMs));
     }
 
     public void send(byte[] key, String value, Header... headers) {

@@ -16,6 +16,9 @@ import org.apache.kafka.common.utils.Bytes;
  */
 final class LocalTokenBuckets {
 
+    /** The most buckets {@link #seed} fills the map to with keys it did not hold: about 15 MB of heap. */
+    static final int MAX_SEEDED_KEYS = 100_000;
+
     private final ConcurrentHashMap<Bytes, Entry> buckets = new ConcurrentHashMap<>();
 
     private static final class Entry {
@@ -47,9 +50,20 @@ final class LocalTokenBuckets {
         }
     }
 
-    /** Sets the balance of {@code key}'s bucket, e.g. to its share of the balance last known from Redis. */
+    /**
+     * Sets the balance of {@code key}'s bucket, e.g. to its share of the balance last known from Redis. A key
+     * without a bucket gets one only if the balance is below a full bucket (a full one says nothing) and fewer
+     * than {@link #MAX_SEEDED_KEYS} buckets exist: called for every decision on Redis, it must not grow the map
+     * with every key seen. A key left out starts from a full share if Redis fails, as before the carry-over.
+     */
     void seed(byte[] key, AdmissionRule shared, AdmissionRule share, double tokens, long nowNanos) {
-        Entry entry = entry(key, shared, share, nowNanos);
+        Entry entry = buckets.get(Bytes.wrap(key));
+        if (entry == null) {
+            if (tokens >= share.burst() || buckets.size() >= MAX_SEEDED_KEYS) {
+                return;
+            }
+            entry = entry(key, shared, share, nowNanos);
+        }
         synchronized (entry) {
             entry.share = share;
             entry.shared = shared;

@@ -50,12 +50,14 @@ public record TimestampWindow(long beforeMaxMs, long afterMaxMs, String source) 
     }
 
     /**
-     * Whether a record stamped {@code timestampMs} is inside the window at {@code nowMs}, {@code marginMs} away from
-     * either edge: a record is written some time after it is checked (at a commit, or when it is released).
+     * Whether a record stamped {@code timestampMs} is inside the window at {@code nowMs}, and will still be after
+     * it has aged by {@code ageMarginMs} (it is written some time after it is checked: when it is released, at the
+     * next commit), though never more than half the window's past side; the future side needs no margin, as a
+     * record only grows older.
      */
-    public boolean takes(long timestampMs, long nowMs, long marginMs) {
+    public boolean takes(long timestampMs, long nowMs, long ageMarginMs) {
         long age = nowMs - timestampMs; // negative for a future timestamp; a record's timestamp is never negative
-        return age <= saturatedMinus(beforeMaxMs, marginMs) && -age <= saturatedMinus(afterMaxMs, marginMs);
+        return age <= saturatedMinus(beforeMaxMs, Math.min(ageMarginMs, beforeMaxMs / 2)) && -age <= afterMaxMs;
     }
 
     private static long saturatedMinus(long limit, long margin) {

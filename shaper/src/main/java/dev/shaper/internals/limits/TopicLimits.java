@@ -8,8 +8,8 @@ package dev.shaper.internals.limits;
  * @param shaped        the largest record the output topic takes
  * @param rejected      the largest record the rejected topic takes
  * @param stored        the largest record the state stores' changelog topics take: one schedule segment, one key state
- * @param shapedTimes   the timestamps the output topic and the changelog topics take (a changelog record carries
- *                      the timestamp of a record the task processed)
+ * @param shapedTimes   the timestamps the output topic takes (the changelog topics take any: the shaper creates
+ *                      them so, and widens older ones at start)
  * @param rejectedTimes the timestamps the rejected topic takes
  */
 public record TopicLimits(SizeLimit shaped, SizeLimit rejected, SizeLimit stored, TimestampWindow shapedTimes,

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.KafkaFuture;
@@ -76,12 +77,13 @@ public final class TopicLimitsReader {
         SizeLimit producerLimit = SizeLimit.producer(producer.maxRequestSize());
         boolean producerCompresses = !"none".equals(producer.compressionType());
         SizeLimit stored = producerLimit;
-        TimestampWindow shapedTimes = TimestampWindow.of(outputTopic, output);
         for (String changelog : changelogs) {
             try {
                 Config config = futures.get(changelog).get(timeoutMs, TimeUnit.MILLISECONDS);
                 stored = stored.min(limitOf(changelog, config, producerCompresses));
-                shapedTimes = shapedTimes.and(TimestampWindow.of(changelog, config));
+                if (!TimestampWindow.of(changelog, config).equals(TimestampWindow.ANY)) {
+                    takeAnyTimestamp(admin, timeoutMs, changelog);
+                }
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
                     throw e;
@@ -92,8 +94,37 @@ public final class TopicLimitsReader {
             }
         }
         return new TopicLimits(producerLimit.min(limitOf(outputTopic, output, producerCompresses)),
-                producerLimit.min(limitOf(rejectedTopic, rejected, producerCompresses)), stored, shapedTimes,
-                TimestampWindow.of(rejectedTopic, rejected));
+                producerLimit.min(limitOf(rejectedTopic, rejected, producerCompresses)), stored,
+                TimestampWindow.of(outputTopic, output), TimestampWindow.of(rejectedTopic, rejected));
+    }
+
+    /**
+     * Widens a changelog that takes timestamps only within a window (created before the shaper set otherwise) to
+     * take any: Kafka Streams stamps a changelog write with the record the task processed last, which may be one
+     * the shaper just rejected for its timestamp, and a refused changelog write stops the task on every restart.
+     *
+     * @throws IllegalArgumentException when the brokers refuse (no ALTER_CONFIGS permission on the topic); the
+     *                                  message says what an operator must set
+     */
+    private static void takeAnyTimestamp(Admin admin, long timeoutMs, String changelog)
+            throws InterruptedException, TimeoutException {
+        String any = Long.toString(Long.MAX_VALUE);
+        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, changelog);
+        try {
+            admin.incrementalAlterConfigs(Map.of(topic, List.of(
+                    new AlterConfigOp(new ConfigEntry(TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, any),
+                            AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, any),
+                            AlterConfigOp.OpType.SET)))).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+            LOG.info("Changelog topic {} now takes any timestamp (message.timestamp.before.max.ms and"
+                    + " message.timestamp.after.max.ms set to {})", changelog, any);
+        } catch (ExecutionException e) {
+            throw new IllegalArgumentException("the changelog topic " + changelog + " takes timestamps only within"
+                    + " a window, and the shaper could not widen it (" + e.getCause() + "); set"
+                    + " message.timestamp.before.max.ms and message.timestamp.after.max.ms to " + any + " on it, e.g."
+                    + " kafka-configs.sh --alter --entity-type topics --entity-name " + changelog + " --add-config"
+                    + " message.timestamp.before.max.ms=" + any + ",message.timestamp.after.max.ms=" + any);
+        }
     }
 
     private static boolean compacted(Config config) {

@@ -40,9 +40,8 @@ public final class ShaperMetrics implements AutoCloseable {
     /** Queued records released to the output topic by the punctuator. */
     public static final String RELEASED = "shaper.records.released";
     /**
-     * Records sent to the rejected topic; tag {@code reason} is a {@link RejectReason}. {@code INVALID_RECORD} comes
-     * only from the production exception handler, for a record the broker refused after it was already counted as
-     * passed or released: it is the one rejection that is counted twice.
+     * Records sent to the rejected topic; tag {@code reason} is a {@link RejectReason}. A queued record that cannot be
+     * sent when it is due (too old or too large for the output topic by then) was counted as queued before.
      */
     public static final String REJECTED = "shaper.records.rejected";
     /** Records waiting in this instance's queues now. */

@@ -21,6 +21,8 @@ final class OutputChecks {
      * commit (the changelogs) or when it is released.
      */
     static final long TIMESTAMP_MARGIN_MS = 60_000;
+    /** The same for a record sent now: the broker checks it against its own clock, after linger and the commit. */
+    static final long SEND_MARGIN_MS = 5_000;
     /** A key state's stored value, with room to spare: its encoding takes 37 bytes. */
     private static final int KEY_STATE_VALUE_BYTES = 64;
 
@@ -51,8 +53,8 @@ final class OutputChecks {
         if (!limits.shapedTimes().takes(record.timestamp(), wallNowMs, TIMESTAMP_MARGIN_MS)) {
             return new InputChecks.Outcome.Invalid(RejectReason.INVALID_TIMESTAMP, "the record's timestamp "
                     + record.timestamp() + " is " + (wallNowMs - record.timestamp()) + " ms before the time of its"
-                    + " arrival (" + wallNowMs + "), which is not within a minute of the window the shaper's topics"
-                    + " take: " + limits.shapedTimes().source());
+                    + " arrival (" + wallNowMs + "), outside what the output topic takes (with a margin of up to a"
+                    + " minute for its age by the time it is sent): " + limits.shapedTimes().source());
         }
         return null;
     }
@@ -74,7 +76,7 @@ final class OutputChecks {
             return tooLarge("the record waited " + waitedMs + " ms, and on release it no longer fits the output topic,"
                     + " which now takes " + limits.shaped().bytes() + " bytes (" + limits.shaped().source() + ")");
         }
-        if (!limits.shapedTimes().takes(record.timestamp(), wallNowMs, 0)) {
+        if (!limits.shapedTimes().takes(record.timestamp(), wallNowMs, SEND_MARGIN_MS)) {
             return new InputChecks.Outcome.Invalid(RejectReason.INVALID_TIMESTAMP, "the record waited " + waitedMs
                     + " ms, and on release its timestamp " + record.timestamp() + " is outside the window the"
                     + " output topic takes: " + limits.shapedTimes().source());

@@ -49,8 +49,10 @@ final class Rejections {
     /** Sends the rejected form of {@code record} to the rejected topic, from {@code context}'s processor. */
     void forward(ProcessorContext<byte[], byte[]> context, Record<byte[], byte[]> record, RejectReason reason,
                  long retryAfterMs, String detail) {
-        context.forward(reject(record, reason, retryAfterMs, detail, context.recordMetadata(),
-                context.currentSystemTimeMs()), rejectedChild);
+        // A punctuation's context has metadata without a source (no topic, offset -1): none to name then.
+        Optional<RecordMetadata> source = context.recordMetadata().filter(m -> m.topic() != null && m.offset() >= 0);
+        context.forward(reject(record, reason, retryAfterMs, detail, source, context.currentSystemTimeMs()),
+                rejectedChild);
     }
 
     /**
@@ -61,7 +63,7 @@ final class Rejections {
                                   String fullDetail, Optional<RecordMetadata> source, long wallNowMs) {
         String detail = fullDetail.length() <= MAX_DETAIL_CHARS ? fullDetail
                 : fullDetail.substring(0, MAX_DETAIL_CHARS) + "...";
-        if (!times.takes(record.timestamp(), wallNowMs, 0)) {
+        if (!times.takes(record.timestamp(), wallNowMs, OutputChecks.SEND_MARGIN_MS)) {
             detail += "; stamped with the time of the rejection, as the rejected topic would refuse the record's own"
                     + " timestamp " + record.timestamp() + " (" + times.source() + ")";
             record = record.withTimestamp(wallNowMs);

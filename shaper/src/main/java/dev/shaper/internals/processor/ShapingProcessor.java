@@ -197,6 +197,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             long storedSize = QueuedRecord.storedSize(key, entry.value());
             InputChecks.Outcome.Invalid unfit = outputs.whyNotReleasable(shaped, wallNow, waitedMs);
             if (unfit != null) {
+                shaped.headers().remove(ShaperHeaders.QUEUED_MS); // it was not released: no release headers
+                shaped.headers().remove(ShaperHeaders.RELEASED_MS);
                 reject(shaped, unfit.reason(), 0, unfit.detail());
                 counts.dequeuedToRejected(storedSize);
                 continue;

@@ -38,6 +38,11 @@ class SizeLimitTest {
         assertThat(window.takes(now + 60_001, now, 0)).isFalse();
         assertThat(window.takes(now - 3_599_000, now, 1_000)).isTrue();
         assertThat(window.takes(now - 3_599_001, now, 1_000)).isFalse();
+        assertThat(window.takes(now + 60_000, now, 1_000)).as("no margin on the future side").isTrue();
+        TimestampWindow narrow = new TimestampWindow(100, 0, "narrow");
+        assertThat(narrow.takes(now - 50, now, 60_000)).as("a margin of at most half the window").isTrue();
+        assertThat(narrow.takes(now - 51, now, 60_000)).isFalse();
+        assertThat(narrow.takes(now, now, 60_000)).isTrue();
         assertThat(TimestampWindow.of("t", appendTime)).isEqualTo(TimestampWindow.ANY);
         assertThat(TimestampWindow.ANY.takes(0, now, 60_000)).isTrue();
         assertThat(TimestampWindow.ANY.takes(Long.MAX_VALUE, 0, 60_000)).isTrue();
