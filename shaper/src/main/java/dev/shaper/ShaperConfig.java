@@ -39,7 +39,7 @@ public final class ShaperConfig extends AbstractConfig {
     /** Topic the shaped records go to. */
     public static final String OUTPUT_TOPIC_CONFIG = "shaper.output.topic";
     public static final String OUTPUT_TOPIC_DOC = "Topic the shaped records are written to, at no more than the"
-            + " configured rates. Each record gains the header shaper.queued.ms.";
+            + " configured rates. Each record that waited gains the header shaper.queued.ms.";
 
     /** Whether shaped records also carry the time they were released. */
     public static final String OUTPUT_RELEASED_HEADER_CONFIG = "shaper.output.released.header";

@@ -10,7 +10,10 @@ public final class ShaperHeaders {
     /** The largest cost one record may declare. */
     public static final long MAX_COST = 1_000_000L;
 
-    /** Added to shaped records: milliseconds of wall-clock time the record spent queued (0 if it passed at once). */
+    /**
+     * Added to shaped records that waited: milliseconds of wall-clock time the record spent queued. A record that
+     * passed at once carries none; read a missing header as 0.
+     */
     public static final String QUEUED_MS = "shaper.queued.ms";
 
     /**

@@ -44,7 +44,9 @@ public final class ShapedRecordRows {
         if (released != null) {
             return released;
         }
-        boolean passedAtOnce = Long.valueOf(0).equals(number(record.headers().lastHeader(ShaperHeaders.QUEUED_MS)));
+        // The shaper writes shaper.queued.ms only on records that waited: none (or 0) means it passed at once.
+        Long queuedMs = number(record.headers().lastHeader(ShaperHeaders.QUEUED_MS));
+        boolean passedAtOnce = queuedMs == null || queuedMs == 0;
         return passedAtOnce && record.timestampType() == TimestampType.LOG_APPEND_TIME ? record.timestamp() : null;
     }
 

@@ -46,8 +46,6 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
                            TopicLimits topicLimits) {
     }
 
-    private static final byte[] NOT_QUEUED = "0".getBytes(java.nio.charset.StandardCharsets.UTF_8);
-
     private final Settings settings;
     private final RuleBook rules;
     private final ShaperMetrics metrics;
@@ -116,8 +114,8 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         if (arrival instanceof Arrival.Pass pass) {
             total.onPass(now, cost);
             slot.update(pass.state());
-            // Shared header values on the hot path: a passed record leaves now, so its release time is now.
-            HeaderValues.set(record.headers(), ShaperHeaders.QUEUED_MS, NOT_QUEUED);
+            // A passed record carries no shaper.queued.ms (absent means 0; InputHeaders removed any forged one), and
+            // its release time, if asked for, is now: a shared header value on the hot path.
             HeaderValues.setOrRemove(record.headers(), ShaperHeaders.RELEASED_MS,
                     settings.releasedHeader() ? stamp.at(wallNow) : null);
             context.forward(record, settings.shapedChild());
