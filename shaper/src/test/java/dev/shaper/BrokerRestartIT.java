@@ -2,6 +2,7 @@ package dev.shaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.testsupport.ChildShaperSettings;
 import dev.shaper.testsupport.ArrivalLog;
 import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.CollectedRecord;
@@ -9,14 +10,13 @@ import dev.shaper.testsupport.CommittedRecordCollector;
 import dev.shaper.testsupport.FreePort;
 import dev.shaper.testsupport.Http;
 import dev.shaper.testsupport.KafkaBroker;
-import dev.shaper.testsupport.KeyArrivals;
 import dev.shaper.testsupport.RecordId;
+import dev.shaper.testsupport.ShapedOutputAssertions;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.ShaperProcess;
 import dev.shaper.testsupport.VerificationReport;
 import dev.shaper.testsupport.Workload;
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +29,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.streams.StreamsConfig;
-import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -143,17 +142,7 @@ class BrokerRestartIT {
                 assertThat(states).as("Kafka Streams state changes")
                         .noneMatch(s -> s.endsWith("ERROR") || s.endsWith("NOT_RUNNING") || s.endsWith("PENDING_SHUTDOWN"))
                         .last().isEqualTo("REBALANCING -> RUNNING");
-                assertThat(report.missing()).withFailMessage("missing ids; %s", report.summary()).isEmpty();
-                assertThat(report.duplicates()).withFailMessage("duplicated ids; %s", report.summary()).isEmpty();
-                assertThat(report.unexpected()).withFailMessage("unexpected records; %s", report.summary()).isEmpty();
-                assertThat(report.rejectedCount()).withFailMessage("rejected records; %s", report.summary()).isZero();
-                assertThat(report.orderViolations()).withFailMessage("out of order; %s", report.summary()).isEmpty();
-                SoftAssertions.assertSoftly(softly -> {
-                    for (KeyArrivals key : report.keys().values()) {
-                        softly.assertThat(key.maxInWindow()).as("most records of %s released in one second",
-                                key.key()).isLessThanOrEqualTo(RATE + 1);
-                    }
-                });
+                ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report, RATE + 1);
             }
         }
     }
@@ -190,25 +179,8 @@ class BrokerRestartIT {
     }
 
     private static Path settings(Path work, String bootstrapServers) throws IOException {
-        Properties p = new Properties();
-        p.setProperty(StreamsConfig.APPLICATION_ID_CONFIG, "broker-restart-it");
-        p.setProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.setProperty(StreamsConfig.STATE_DIR_CONFIG, work.resolve("state").toAbsolutePath().toString());
-        p.setProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        p.setProperty(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100");
-        p.setProperty(StreamsConfig.POLL_MS_CONFIG, "1");
-        p.setProperty(ShaperConfig.INPUT_TOPIC_CONFIG, "restart-in");
-        p.setProperty(ShaperConfig.OUTPUT_TOPIC_CONFIG, "restart-out");
-        p.setProperty(ShaperConfig.REJECTED_TOPIC_CONFIG, "restart-rejected");
-        p.setProperty(ShaperConfig.SHAPING_RATE_CONFIG, Integer.toString(RATE));
-        p.setProperty(ShaperConfig.SHAPING_MAX_QUEUE_CONFIG, "100000");
-        p.setProperty(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, "3600000");
-        p.setProperty(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(TICK_MS));
-        p.setProperty(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, "true"); // rates are checked at release
-        Path file = work.resolve("shaper.properties");
-        try (Writer w = Files.newBufferedWriter(file)) {
-            p.store(w, "BrokerRestartIT");
-        }
-        return file;
+        Properties p = ChildShaperSettings.queueing("broker-restart-it", bootstrapServers, work.resolve("state"),
+                "restart", RATE, TICK_MS);
+        return ChildShaperSettings.write(p, work.resolve("shaper.properties"), "BrokerRestartIT");
     }
 }

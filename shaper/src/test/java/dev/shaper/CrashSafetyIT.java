@@ -2,19 +2,19 @@ package dev.shaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.testsupport.ChildShaperSettings;
 import dev.shaper.testsupport.ArrivalLog;
 import dev.shaper.testsupport.CollectedRecord;
 import dev.shaper.testsupport.CommittedRecordCollector;
 import dev.shaper.testsupport.KafkaBroker;
-import dev.shaper.testsupport.KeyArrivals;
 import dev.shaper.testsupport.RecordId;
+import dev.shaper.testsupport.ShapedOutputAssertions;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.ShaperProcess;
 import dev.shaper.testsupport.SharedKafkaBroker;
 import dev.shaper.testsupport.VerificationReport;
 import dev.shaper.testsupport.Workload;
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.kafka.streams.StreamsConfig;
-import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -135,17 +134,7 @@ class CrashSafetyIT {
                     + " per key, records in the first second of output after the second start {}, after the"
                     + " third {}\n{}", GUARANTEE, ids.size(), KEYS, RATE, atFirstKill, atSecondKill,
                     firstSecondAfter(read, secondStart), firstSecondAfter(read, thirdStart), report.summary());
-            assertThat(report.missing()).withFailMessage("missing ids; %s", report.summary()).isEmpty();
-            assertThat(report.duplicates()).withFailMessage("duplicated ids; %s", report.summary()).isEmpty();
-            assertThat(report.unexpected()).withFailMessage("unexpected records; %s", report.summary()).isEmpty();
-            assertThat(report.rejectedCount()).withFailMessage("rejected records; %s", report.summary()).isZero();
-            assertThat(report.orderViolations()).withFailMessage("out of order; %s", report.summary()).isEmpty();
-            SoftAssertions.assertSoftly(softly -> {
-                for (KeyArrivals key : report.keys().values()) {
-                    softly.assertThat(key.maxInWindow()).as("most records of %s in one second", key.key())
-                            .isLessThanOrEqualTo(RATE + 1);
-                }
-            });
+            ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report, RATE + 1);
         }
     }
 
@@ -205,30 +194,15 @@ class CrashSafetyIT {
 
     /** The settings file of the {@code n}-th start. */
     private static Path settings(Path work, int n) throws IOException {
-        Properties p = new Properties();
-        p.setProperty(StreamsConfig.APPLICATION_ID_CONFIG, "crash-safety-it");
-        p.setProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
-        p.setProperty(StreamsConfig.STATE_DIR_CONFIG,
-                work.resolve(FRESH_STATE ? "state-" + n : "state").toAbsolutePath().toString());
+        Properties p = ChildShaperSettings.queueing("crash-safety-it", broker.bootstrapServers(),
+                work.resolve(FRESH_STATE ? "state-" + n : "state"), "crash", RATE, TICK_MS);
         p.setProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, GUARANTEE);
         p.setProperty(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(COMMIT_INTERVAL_MS));
         p.setProperty(StreamsConfig.POLL_MS_CONFIG, Long.toString(POLL_MS));
         // A killed instance leaves its group member behind; the next one gets the tasks only once the broker
-        // has given up on that member, this long after the kill (the consumer default is 45 s).
+        // has given up on that member, this long after the kill.
         p.setProperty("session.timeout.ms", "6000");
         p.setProperty("heartbeat.interval.ms", "1000");
-        p.setProperty(ShaperConfig.INPUT_TOPIC_CONFIG, "crash-in");
-        p.setProperty(ShaperConfig.OUTPUT_TOPIC_CONFIG, "crash-out");
-        p.setProperty(ShaperConfig.REJECTED_TOPIC_CONFIG, "crash-rejected");
-        p.setProperty(ShaperConfig.SHAPING_RATE_CONFIG, Integer.toString(RATE));
-        p.setProperty(ShaperConfig.SHAPING_MAX_QUEUE_CONFIG, "100000");
-        p.setProperty(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, "3600000");
-        p.setProperty(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(TICK_MS));
-        p.setProperty(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, "true"); // rates are checked at release
-        Path file = work.resolve("shaper-" + n + ".properties");
-        try (Writer w = Files.newBufferedWriter(file)) {
-            p.store(w, "CrashSafetyIT, start " + n);
-        }
-        return file;
+        return ChildShaperSettings.write(p, work.resolve("shaper-" + n + ".properties"), "CrashSafetyIT, start " + n);
     }
 }

@@ -2,6 +2,7 @@ package dev.shaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.testsupport.ChildShaperSettings;
 import dev.shaper.testsupport.ArrivalLog;
 import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.CollectedRecord;
@@ -9,16 +10,15 @@ import dev.shaper.testsupport.CommittedRecordCollector;
 import dev.shaper.testsupport.FreePort;
 import dev.shaper.testsupport.Http;
 import dev.shaper.testsupport.KafkaBroker;
-import dev.shaper.testsupport.KeyArrivals;
 import dev.shaper.testsupport.PacedProducer;
 import dev.shaper.testsupport.PrometheusText;
 import dev.shaper.testsupport.RecordId;
+import dev.shaper.testsupport.ShapedOutputAssertions;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.ShaperProcess;
 import dev.shaper.testsupport.SharedKafkaBroker;
 import dev.shaper.testsupport.VerificationReport;
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +36,6 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
-import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -156,17 +155,7 @@ class ThreeInstanceFailoverIT {
                     + " first second after the move: {}\n{}", ids.size(), PARTITIONS, RATE, INPUT_PER_KEY,
                     PRODUCING.toSeconds(), victim, outputAtKill, moveMs, visibleMs, SESSION_TIMEOUT_MS,
                     firstSecondOfRelease(read, killAtMs, moveMs.keySet()), report.summary());
-            assertThat(report.missing()).withFailMessage("missing ids; %s", report.summary()).isEmpty();
-            assertThat(report.duplicates()).withFailMessage("duplicated ids; %s", report.summary()).isEmpty();
-            assertThat(report.unexpected()).withFailMessage("unexpected records; %s", report.summary()).isEmpty();
-            assertThat(report.rejectedCount()).withFailMessage("rejected records; %s", report.summary()).isZero();
-            assertThat(report.orderViolations()).withFailMessage("out of order; %s", report.summary()).isEmpty();
-            SoftAssertions.assertSoftly(softly -> {
-                for (KeyArrivals key : report.keys().values()) {
-                    softly.assertThat(key.maxInWindow()).as("most records of %s released in one second", key.key())
-                            .isLessThanOrEqualTo(RATE + 1);
-                }
-            });
+            ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report, RATE + 1);
             // The killed instance's keys paused at least until its session expired, then went on elsewhere.
             assertThat(moveMs.keySet()).as("keys of the killed instance released after the kill")
                     .isEqualTo(victimKeys);
@@ -301,29 +290,13 @@ class ThreeInstanceFailoverIT {
 
     /** The settings file of instance {@code n}: same application, a state directory of its own. */
     private static Path settings(Path work, int n) throws IOException {
-        Properties p = new Properties();
-        p.setProperty(StreamsConfig.APPLICATION_ID_CONFIG, APPLICATION_ID);
+        Properties p = ChildShaperSettings.queueing(APPLICATION_ID, broker.bootstrapServers(),
+                work.resolve("state-" + n), "failover", RATE, TICK_MS);
         p.setProperty(StreamsConfig.CLIENT_ID_CONFIG, "instance-" + n);
-        p.setProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
-        p.setProperty(StreamsConfig.STATE_DIR_CONFIG, work.resolve("state-" + n).toAbsolutePath().toString());
-        p.setProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        p.setProperty(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100");
-        p.setProperty(StreamsConfig.POLL_MS_CONFIG, "1");
         // The killed instance's tasks move once the broker has given up on its member: this long after the kill.
         p.setProperty("session.timeout.ms", Integer.toString(SESSION_TIMEOUT_MS));
         p.setProperty("heartbeat.interval.ms", Integer.toString(HEARTBEAT_MS));
-        p.setProperty(ShaperConfig.INPUT_TOPIC_CONFIG, "failover-in");
-        p.setProperty(ShaperConfig.OUTPUT_TOPIC_CONFIG, "failover-out");
-        p.setProperty(ShaperConfig.REJECTED_TOPIC_CONFIG, "failover-rejected");
-        p.setProperty(ShaperConfig.SHAPING_RATE_CONFIG, Integer.toString(RATE));
-        p.setProperty(ShaperConfig.SHAPING_MAX_QUEUE_CONFIG, "100000");
-        p.setProperty(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, "3600000");
-        p.setProperty(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(TICK_MS));
-        p.setProperty(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, "true"); // rates are checked at release
-        Path file = work.resolve("shaper-" + n + ".properties");
-        try (Writer w = Files.newBufferedWriter(file)) {
-            p.store(w, "ThreeInstanceFailoverIT, instance " + n);
-        }
-        return file;
+        return ChildShaperSettings.write(p, work.resolve("shaper-" + n + ".properties"),
+                "ThreeInstanceFailoverIT, instance " + n);
     }
 }
