@@ -80,7 +80,7 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
         this.rules = rules;
         this.admission = admission;
         this.metrics = metrics;
-        this.outputs = new OutputChecks(settings.topicLimits());
+        this.outputs = new OutputChecks(settings.topicLimits(), 0); // it checks arrivals only
         this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
                 settings.topicLimits().rejectedTimes());
     }

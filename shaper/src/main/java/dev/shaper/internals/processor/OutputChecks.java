@@ -27,9 +27,13 @@ final class OutputChecks {
     private static final int KEY_STATE_VALUE_BYTES = 64;
 
     private final TopicLimits limits;
+    /** Records queued from this time on were checked against these same limits on arrival. */
+    private final long checkedSinceWallMs;
 
-    OutputChecks(TopicLimits limits) {
+    /** @param nowWallMs the wall-clock time now: records queued since are checked on arrival by this object */
+    OutputChecks(TopicLimits limits, long nowWallMs) {
         this.limits = limits;
+        this.checkedSinceWallMs = nowWallMs;
     }
 
     /**
@@ -67,12 +71,15 @@ final class OutputChecks {
     }
 
     /**
-     * Why a record that waited cannot be released at {@code wallNowMs}: its timestamp has grown too old for the
-     * output topic meanwhile, or the limits changed since it was queued (a restart with other settings); null if
-     * it can.
+     * Why a record queued at {@code enqueuedWallMs} cannot be released at {@code wallNowMs}: its timestamp has grown
+     * too old for the output topic meanwhile, or it was queued under other limits (before a restart with other
+     * settings, or on another instance) and does not fit these; null if it can.
      */
-    InputChecks.Outcome.Invalid whyNotReleasable(Record<byte[], byte[]> record, long wallNowMs, long waitedMs) {
-        if (!limits.shaped().fits(RecordSize.of(record.key(), record.value(), record.headers()))) {
+    InputChecks.Outcome.Invalid whyNotReleasable(Record<byte[], byte[]> record, long wallNowMs, long enqueuedWallMs) {
+        long waitedMs = wallNowMs - enqueuedWallMs;
+        boolean queuedUnderOtherLimits = enqueuedWallMs < checkedSinceWallMs;
+        if (queuedUnderOtherLimits
+                && !limits.shaped().fits(RecordSize.of(record.key(), record.value(), record.headers()))) {
             return tooLarge("the record waited " + waitedMs + " ms, and on release it no longer fits the output topic,"
                     + " which now takes " + limits.shaped().bytes() + " bytes (" + limits.shaped().source() + ")");
         }

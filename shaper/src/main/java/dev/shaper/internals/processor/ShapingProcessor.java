@@ -50,7 +50,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
     private final RuleBook rules;
     private final ShaperMetrics metrics;
     private final long tickNanos;
-    private final OutputChecks outputs;
+    private OutputChecks outputs;
     private final Rejections rejections;
 
     private ProcessorContext<byte[], byte[]> context;
@@ -71,7 +71,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         this.rules = rules;
         this.metrics = metrics;
         this.tickNanos = settings.tickMs() * 1_000_000L;
-        this.outputs = new OutputChecks(settings.topicLimits());
+
         this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
                 settings.topicLimits().rejectedTimes());
     }
@@ -85,6 +85,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
         this.clock = new VirtualClock(settings.catchUpMaxMs(), keyStates.loadVirtualTime(), wallNow);
         this.total = new TotalRateLimiter(settings.taskTotalRate());
         this.scanFloor = ScheduleKeys.lowerBound(Long.MIN_VALUE);
+        this.outputs = new OutputChecks(settings.topicLimits(), wallNow);
         KeyStateStore.Totals restored = keyStates.queuedTotals();
         this.counts = metrics.registerTaskCounts(restored.records(), restored.bytes());
         context.schedule(java.time.Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME,
@@ -193,7 +194,7 @@ public final class ShapingProcessor implements Processor<byte[], byte[], byte[],
             HeaderValues.setOrRemove(queued.headers(), ShaperHeaders.RELEASED_MS, releasedAt);
             Record<byte[], byte[]> shaped = new Record<>(key, queued.value(), queued.timestamp(), queued.headers());
             long storedSize = QueuedRecord.storedSize(key, entry.value());
-            InputChecks.Outcome.Invalid unfit = outputs.whyNotReleasable(shaped, wallNow, waitedMs);
+            InputChecks.Outcome.Invalid unfit = outputs.whyNotReleasable(shaped, wallNow, queued.enqueuedWallMs());
             if (unfit != null) {
                 shaped.headers().remove(ShaperHeaders.QUEUED_MS); // it was not released: no release headers
                 shaped.headers().remove(ShaperHeaders.RELEASED_MS);
