@@ -268,47 +268,24 @@ public final class ShaperConfig extends AbstractConfig {
      */
     public Properties streamsProperties() {
         Properties props = new Properties();
+        // Why each default, with the measurements behind it: docs/decisions/0001-kafka-streams-defaults.md.
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        // An idle stream thread blocks in poll() for poll.ms, which delays punctuations by as much (Kafka's
-        // default is 100 ms): the release ticks must not be that late.
+        // An idle stream thread blocks in poll() this long, which delays the release ticks by as much.
         props.put(StreamsConfig.POLL_MS_CONFIG, "10");
-        // Each task reads one input partition, so there is nothing to wait for when it has no data; with idling
-        // on, Kafka Streams formats a log message for every such task in every loop (a few % of the thread).
+        // Each task reads one input partition: there is nothing to wait for.
         props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
-        // The producer's linger. Kafka Streams' default is 100 ms, which would hold released records back by up to
-        // a tick. Under exactly-once a consumer sees records only when the transaction commits (every 100 ms), so
-        // a 10 ms linger delays nothing anyone sees, and it keeps requests full: without one, a request carries
-        // what piled up while the previous ones were in flight, so an app that appends more slowly sends smaller
-        // requests, more often, and the broker's and the producer thread's CPU per record grows (in the benchmark
-        // the shaper sent 2.7 times the pass-through's requests at linger 0, about as many at 10 ms). Under
-        // at-least-once records are visible as soon as the broker has them, and a linger shifts the first record
-        // of a batch more than the last, which could squeeze one more record of a key into a second: 0 there.
+        // A linger keeps requests full; under exactly-once nobody sees a record before the commit anyway, under
+        // at-least-once a linger would shift a batch's first record more than its last.
         boolean exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
                 streamsSettings.getOrDefault(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2));
         putProducerDefault(props, ProducerConfig.LINGER_MS_CONFIG, exactlyOnce ? "10" : "0");
-        // Records that wait longer than a commit interval reach the changelog at the commit, in one burst of
-        // segments (up to 64 records each), and under exactly-once the commit waits until the broker has them.
-        // Batches of Kafka's default 16 KB hold one or two segments, and the idempotent producer keeps at most
-        // five requests in flight: with every record queued, the stream thread spent 39 % of its time in that
-        // wait. 128 KB batches cut the queued benchmark's time by about a fifth; the buffer grows with them, so
-        // that as many partitions can have a batch open at once before a send blocks.
+        // Queued records reach the changelog at the commit in one burst, which the commit waits for.
         putProducerDefault(props, ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(128 * 1024));
         putProducerDefault(props, ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(64L * 1024 * 1024));
-        // The restore consumer's long poll. A broker answers one connection's requests in order, so the offset
-        // lookup for a task that starts restoring waits behind the fetch in flight for the tasks before it,
-        // which an empty changelog holds for the whole fetch.max.wait.ms (Kafka's default 500 ms). Meanwhile
-        // the stream thread of Kafka Streams 4.3 spins in DefaultStateUpdater.drainRestoredActiveTasks(ZERO)
-        // until the next millisecond, twice per loop, while its running tasks get a sliver of a core: at the
-        // start of the benchmark's shaper the last of four tasks took 1.1 s to restore nothing, and the stream
-        // thread spent 0.6 s of CPU spinning. At 50 ms the four tasks restore within 0.1-0.2 s. The cost is idle
-        // standby replicas asking the broker 20 times a second instead of twice. (Kafka Streams also hands the
-        // other clients this prefixed key as an unknown custom setting, as it does the shaper's own keys: each
-        // logs it once as unused.)
+        // A task that starts restoring waits behind the restore consumer's fetch in flight, while Kafka Streams 4.3
+        // spins until every task is restored.
         putRestoreConsumerDefault(props, ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
-        // How long the group waits for an instance that stopped without leaving it (a SIGKILL, a lost node) before
-        // its tasks move; meanwhile its keys' queues stand still. Kafka's 45 s default is Kafka's since 3.0, chosen
-        // for consumers that pause long; the shaper's heartbeats come from the consumer's own thread and the
-        // integration tests run on ZGC, so 10 s (Kafka's default before 3.0) costs little in false alarms.
+        // How long a lost instance's queues stand still before its tasks move.
         putMainConsumerDefault(props, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
         // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
         props.put("processing.exception.handler.global.enabled", "true");
