@@ -3,7 +3,7 @@
 # issue 14 by default, or smaller ones.
 #
 #   shaper/reliability/run.sh                        every run at full size: 10 M distinct keys, 1 M queued records,
-#                                                    a 30-minute soak with a kill every 5 minutes (about an hour)
+#                                                    a 30-minute soak with a kill every 5 minutes (about 45 minutes)
 #   shaper/reliability/run.sh --smoke                every run at a size that takes a minute or two each
 #   shaper/reliability/run.sh --runs=SoakRun --soak.minutes=12 --soak.kill.minutes=2.5
 #   shaper/reliability/run.sh --runs=DistinctKeysRun,QueuedRecordsRun --keys=2000000
