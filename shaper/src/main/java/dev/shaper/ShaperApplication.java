@@ -11,6 +11,7 @@ import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.limits.TopicLimitsReader;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -108,6 +109,9 @@ public final class ShaperApplication {
         TopicLimits topicLimits = topics.topicLimits();
         LOG.info("Largest records: {}", topicLimits);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        // The heap's pools and buffers (jvm_memory_used_bytes{area="heap"} ...): near the memory bound is where an
+        // instance must stay observable.
+        new JvmMemoryMetrics().bindTo(registry);
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
         streamsProps.put(ShaperMetrics.SETTINGS_KEY, metrics);
         AdmissionController admission = null;

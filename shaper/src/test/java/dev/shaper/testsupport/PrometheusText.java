@@ -26,6 +26,28 @@ public final class PrometheusText {
         throw new AssertionError("no sample " + name + labels + " in the scrape:\n" + scrape);
     }
 
+    /**
+     * The sum of the samples {@code name} whose labels include {@code labels} (e.g. the heap's pools); fails if
+     * there is none.
+     */
+    public static double sum(String scrape, String name, Map<String, String> labels) {
+        double sum = 0;
+        int found = 0;
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith("#") || !(line.startsWith(name + " ") || line.startsWith(name + "{"))) {
+                continue;
+            }
+            if (labelsOf(line, name).entrySet().containsAll(labels.entrySet())) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                found++;
+            }
+        }
+        if (found == 0) {
+            throw new AssertionError("no sample " + name + labels + " in the scrape:\n" + scrape);
+        }
+        return sum;
+    }
+
     public static double value(String scrape, String name) {
         return value(scrape, name, Map.of());
     }

@@ -42,6 +42,7 @@ public final class ShaperProcess implements AutoCloseable {
      * names this start.
      */
     public static ShaperProcess start(String name, Path settingsFile, Path logFile) throws IOException {
+        // Any free port for the HTTP server: a fixed one could be taken on the test machine.
         return start(name, settingsFile, logFile, 0);
     }
 
@@ -51,14 +52,28 @@ public final class ShaperProcess implements AutoCloseable {
      */
     public static ShaperProcess start(String name, Path settingsFile, Path logFile, int httpPort)
             throws IOException {
+        return start(name, settingsFile, logFile, List.of("-Xmx256m"), httpPort);
+    }
+
+    /**
+     * Starts the shaper with {@code settingsFile} in a JVM with {@code jvmOptions} (e.g. a heap size), its HTTP
+     * server on {@code httpPort} (0 for any free port, which the caller then cannot ask), appending its output to
+     * {@code logFile} after a line that names this start.
+     */
+    public static ShaperProcess start(String name, Path settingsFile, Path logFile, List<String> jvmOptions,
+                                      int httpPort) throws IOException {
         Files.createDirectories(logFile.toAbsolutePath().getParent());
-        Files.writeString(logFile, "===== " + Instant.now() + " starting shaper process '" + name + "'\n",
-                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Files.writeString(logFile, "===== " + Instant.now() + " starting shaper process '" + name + "' "
+                        + jvmOptions + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        ProcessBuilder builder = new ProcessBuilder(List.of(java.toString(), "-Xmx256m",
-                "-cp", jar().toString(), "dev.shaper.ShaperApplication", settingsFile.toAbsolutePath().toString()));
+        List<String> command = new java.util.ArrayList<>();
+        command.add(java.toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", jar().toString(), "dev.shaper.ShaperApplication",
+                settingsFile.toAbsolutePath().toString()));
+        ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().keySet().removeIf(k -> k.startsWith("SHAPER_") || k.startsWith("STREAMS_"));
-        // By default any free port for the HTTP server: a fixed one could be taken on the test machine.
         builder.environment().put("SHAPER_HTTP_PORT", Integer.toString(httpPort));
         builder.redirectErrorStream(true);
         builder.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
