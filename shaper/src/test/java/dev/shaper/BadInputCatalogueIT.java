@@ -300,7 +300,8 @@ class BadInputCatalogueIT {
         for (int i = 0; i < 1_000; i++) {
             many.header(String.format("h%03d", i), "x");
         }
-        many.then(r -> assertThat(r.headers().toArray()).hasSize(1_003));
+        // Its own 1,002 headers and no shaper.queued.ms: it passed at once.
+        many.then(r -> assertThat(r.headers().toArray()).hasSize(1_002));
         Case huge = add("50 KB of headers", rejectedWithout(RejectReason.RECORD_TOO_LARGE, "value,key,headers"));
         for (int i = 0; i < 50; i++) {
             huge.header("big-" + i, filled(1_000, 'h'));
