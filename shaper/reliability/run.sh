@@ -21,6 +21,7 @@
 #   --soak.keys=N            SoakRun: keys (200)
 #   --soak.rate=N            SoakRun: rate per key and second (10)
 #   --sample.ms=N            how often the shaper's RSS, heap and gauges are sampled (5000)
+#   --setting.<key>=<value>  a shaper setting on top of the run's (e.g. --setting.shaper.state.rocksdb.memory.bytes=0)
 #   --<name>=<value>         any other reliability.<name> property
 #
 # Environment: MVN, MVN_ARGS (the Maven command and extra arguments, e.g. MVN_ARGS=-o), RELIABILITY_HEAP (the

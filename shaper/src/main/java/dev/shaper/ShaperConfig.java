@@ -3,6 +3,7 @@ package dev.shaper;
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.shaping.ShapingRule;
+import dev.shaper.internals.store.BoundedRocksDbMemory;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -100,6 +101,14 @@ public final class ShaperConfig extends AbstractConfig {
             + " wins, the shaper.shaping.* defaults apply otherwise. Empty: no rules.";
 
     /** In-memory key states kept per instance, all its tasks together. */
+    /** Off-heap memory of all RocksDB stores of the instance together. */
+    public static final String STATE_ROCKSDB_MEMORY_BYTES_CONFIG = BoundedRocksDbMemory.BYTES_CONFIG;
+    public static final String STATE_ROCKSDB_MEMORY_BYTES_DOC = "Bytes of off-heap memory that all RocksDB stores of"
+            + " this instance share, whatever its number of partitions (two stores each): one block cache, which"
+            + " the stores' memtables (at most half of it) and their index and filter blocks are charged to as"
+            + " well. RocksDB's own overheads come on top, so keep some room beyond heap plus this. 0: Kafka"
+            + " Streams' defaults, a 50 MB block cache and up to three 16 MB memtables per store, with no bound per"
+            + " instance. Ignored when rocksdb.config.setter is set.";
     public static final String STATE_CACHE_MAX_KEYS_CONFIG = "shaper.state.cache.max.keys";
     public static final String STATE_CACHE_MAX_KEYS_DOC = "Per-key states this instance keeps in memory in front"
             + " of RocksDB, all its stream tasks together: a task that adds a state while the instance is at the"
@@ -198,6 +207,8 @@ public final class ShaperConfig extends AbstractConfig {
             .define(RULES_FILE_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_FILE_DOC)
             .define(STATE_CACHE_MAX_KEYS_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
                     STATE_CACHE_MAX_KEYS_DOC)
+            .define(STATE_ROCKSDB_MEMORY_BYTES_CONFIG, Type.LONG, 256L * 1024 * 1024, Range.atLeast(0),
+                    Importance.MEDIUM, STATE_ROCKSDB_MEMORY_BYTES_DOC)
             .define(ADMISSION_RATE_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.HIGH,
                     ADMISSION_RATE_DOC)
             .define(ADMISSION_BURST_CONFIG, Type.DOUBLE, 0.0, new ZeroOrAtLeastOne(), Importance.MEDIUM,
@@ -287,6 +298,11 @@ public final class ShaperConfig extends AbstractConfig {
         putRestoreConsumerDefault(props, ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
         // How long a lost instance's queues stand still before its tasks move.
         putMainConsumerDefault(props, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+        // One bounded block cache for all the instance's stores, however many partitions it runs.
+        if (getLong(STATE_ROCKSDB_MEMORY_BYTES_CONFIG) > 0) {
+            props.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbMemory.class.getName());
+            props.put(STATE_ROCKSDB_MEMORY_BYTES_CONFIG, Long.toString(getLong(STATE_ROCKSDB_MEMORY_BYTES_CONFIG)));
+        }
         // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
         props.put("processing.exception.handler.global.enabled", "true");
         props.putAll(streamsSettings);

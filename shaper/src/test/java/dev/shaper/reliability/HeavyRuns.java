@@ -91,10 +91,16 @@ final class HeavyRuns {
         }
     }
 
-    /** Writes the shaper's settings file; {@code settings} are on top of the shaper's own defaults. */
+    /**
+     * Writes the shaper's settings file; {@code settings} are on top of the shaper's own defaults, and any system
+     * property {@code reliability.setting.<key>} sets {@code <key>} on top of those (e.g. to compare a default).
+     */
     static Path settingsFile(Path dir, String name, Map<String, String> settings) throws IOException {
         Properties p = new Properties();
         p.putAll(settings);
+        String prefix = "reliability.setting.";
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(prefix))
+                .forEach(k -> p.setProperty(k.substring(prefix.length()), System.getProperty(k)));
         Path file = dir.resolve(name + ".properties");
         try (Writer w = Files.newBufferedWriter(file)) {
             p.store(w, name);
