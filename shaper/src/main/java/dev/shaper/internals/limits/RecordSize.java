@@ -2,6 +2,7 @@ package dev.shaper.internals.limits;
 
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * An upper bound of the bytes one record takes when it is sent alone in a record batch (Kafka's format v2), which
@@ -40,7 +41,7 @@ public final class RecordSize {
     public static long headerBytes(Headers headers) {
         long bytes = 0;
         for (Header header : headers) {
-            bytes += header(utf8Length(header.key()), length(header.value()));
+            bytes += header(Utils.utf8Length(header.key()), length(header.value()));
         }
         return bytes;
     }
@@ -48,25 +49,6 @@ public final class RecordSize {
     /** The bytes one header with a name and value of these lengths adds to a record. */
     public static long header(long nameBytes, long valueBytes) {
         return HEADER_FRAMING + nameBytes + valueBytes;
-    }
-
-    /** The UTF-8 length of {@code text}, without encoding it. */
-    public static int utf8Length(String text) {
-        int bytes = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < 0x80) {
-                bytes += 1;
-            } else if (c < 0x800) {
-                bytes += 2;
-            } else if (Character.isHighSurrogate(c)) {
-                bytes += 4; // with its low surrogate, one 4-byte code point
-                i++;
-            } else {
-                bytes += 3;
-            }
-        }
-        return bytes;
     }
 
     private static int length(byte[] bytes) {

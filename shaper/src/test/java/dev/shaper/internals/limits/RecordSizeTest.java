@@ -41,8 +41,9 @@ class RecordSizeTest {
     @Test
     void shouldCountHeaderNamesInUtf8() {
         for (String name : new String[] {"ascii", "é", "€uro", "emoji \uD83D\uDE00", ""}) {
-            assertThat(RecordSize.utf8Length(name)).as(name)
-                    .isEqualTo(name.getBytes(StandardCharsets.UTF_8).length);
+            RecordHeaders headers = new RecordHeaders(new Header[] {new RecordHeader(name, new byte[3])});
+            assertThat(RecordSize.headerBytes(headers)).as(name)
+                    .isEqualTo(RecordSize.header(name.getBytes(StandardCharsets.UTF_8).length, 3));
         }
     }
 }
