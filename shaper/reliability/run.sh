@@ -54,8 +54,9 @@ figures="$module/target/reliability/figures.txt"
 mkdir -p "$(dirname "$figures")"
 : > "$figures"
 
-# The shaper module alone (its parent POM is read from the working tree): the profile is the module's.
-mvn_cmd=(${MVN:-mvn} -B ${MVN_ARGS:-} -pl shaper verify -Preliability -Dshaper.test.broker=embedded
+# The shaper module and, with -am, the shaper-test-support it needs (read from the working tree, not from ~/.m2).
+# The profile is the shaper's: shaper-test-support only builds and runs its quick unit tests.
+mvn_cmd=(${MVN:-mvn} -B ${MVN_ARGS:-} -pl shaper -am verify -Preliability -Dshaper.test.broker=embedded
          -Dreliability.heap="${RELIABILITY_HEAP:-6g}" "-Dreliability.figures=$figures")
 if [[ -n "$runs" ]]; then
   mvn_cmd+=("-Dit.test=$runs")

@@ -20,7 +20,7 @@ class DemoRecordIdTest {
 
     @Test
     void shouldBeReadableAsTheShaperTestsRecordId() {
-        // The shaper's own verifiers (test-jar) read these values: the formats must stay compatible.
+        // The shaper's own verifiers (shaper-test-support) read these values: the formats must stay compatible.
         byte[] value = new DemoRecordId("run", "k3", 9).toValue(64);
 
         assertThat(RecordId.parse(value)).isEqualTo(new RecordId("k3", 9));

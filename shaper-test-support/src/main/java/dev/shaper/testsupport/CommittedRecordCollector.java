@@ -1,6 +1,5 @@
 package dev.shaper.testsupport;
 
-import dev.shaper.ShaperHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,8 +110,8 @@ public final class CommittedRecordCollector implements AutoCloseable {
             malformed = e.getMessage();
         }
         Long appendedAt = r.timestampType() == TimestampType.LOG_APPEND_TIME ? r.timestamp() : null;
-        return new CollectedRecord(topic, r.key(), id, arrival, appendedAt, number(r, ShaperHeaders.RELEASED_MS),
-                number(r, ShaperHeaders.QUEUED_MS), header(r, ShaperHeaders.REASON), malformed);
+        return new CollectedRecord(topic, r.key(), id, arrival, appendedAt, number(r, OutputHeaders.RELEASED_MS),
+                number(r, OutputHeaders.QUEUED_MS), header(r, OutputHeaders.REASON), malformed);
     }
 
     /** A header holding a decimal number, or null if it is absent or not a number. */
