@@ -30,7 +30,7 @@ import org.apache.kafka.streams.StreamsConfig;
  * {@link ShaperConfig#streamsProperties()} (exactly-once v2 unless told otherwise), so they differ only in
  * their topology. See {@link Scenario} for the two load patterns and {@link BenchmarkOptions} for the options.
  *
- * <p>Run it with {@code shaper/bench/run-benchmark.sh}. The results table goes to standard output and to
+ * <p>Run it with {@code shaper-bench/run-benchmark.sh}. The results table goes to standard output and to
  * {@code --results.file}. Exit code 0 when every measurement completed, 1 otherwise, 2 for bad options.
  */
 public final class ThroughputBenchmark {
