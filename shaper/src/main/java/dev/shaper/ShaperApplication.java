@@ -12,6 +12,7 @@ import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
 import dev.shaper.internals.wiring.TopologyWiring;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -233,14 +234,9 @@ public final class ShaperApplication {
         return http == null ? -1 : http.port();
     }
 
-    /** This instance's metrics. */
-    public ShaperMetrics metrics() {
-        return metrics;
-    }
-
-    /** This instance's admission, or null when no key has an admission limit. */
-    public AdmissionController admission() {
-        return admission;
+    /** This instance's meters, as {@code /metrics} publishes them. */
+    public MeterRegistry meterRegistry() {
+        return metrics.registry();
     }
 
     /**
