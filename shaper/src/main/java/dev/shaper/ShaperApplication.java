@@ -6,11 +6,13 @@ import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.config.SettingsLoader;
 import dev.shaper.internals.http.OperationsServer;
 import dev.shaper.internals.http.StreamsHealth;
+import dev.shaper.internals.limits.TopicLimits;
+import dev.shaper.internals.limits.TopicLimitsReader;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
-import dev.shaper.internals.limits.TopicLimits;
-import dev.shaper.internals.limits.TopicLimitsReader;
+import dev.shaper.internals.wiring.TopologyWiring;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -103,7 +105,7 @@ public final class ShaperApplication {
         Properties streamsProps = config.streamsProperties();
         StreamsConfig streamsConfig = new StreamsConfig(streamsProps); // fails early, naming the key, on a bad setting
         HostInfo self = applicationServer(streamsConfig);
-        RuleBook rules = loadRules(config);
+        RuleBook rules = RulesFile.forConfig(config);
         StartupTopics topics = describeTopics(config, streamsProps);
         int partitions = topics.inputPartitions();
         TopicLimits topicLimits = topics.topicLimits();
@@ -120,8 +122,8 @@ public final class ShaperApplication {
         OperationsServer http = null;
         try {
             admission = rules.hasAdmission() ? createAdmission(config) : null;
-            streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions, admission, metrics,
-                    topicLimits), streamsProps);
+            streams = new KafkaStreams(TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions,
+                    admission, metrics, topicLimits)), streamsProps);
             metrics.bindStreams(streams);
             if (admission != null) {
                 metrics.bindAdmission(admission);
@@ -232,14 +234,9 @@ public final class ShaperApplication {
         return http == null ? -1 : http.port();
     }
 
-    /** This instance's metrics. */
-    public ShaperMetrics metrics() {
-        return metrics;
-    }
-
-    /** This instance's admission, or null when no key has an admission limit. */
-    public AdmissionController admission() {
-        return admission;
+    /** This instance's meters, as {@code /metrics} publishes them. */
+    public MeterRegistry meterRegistry() {
+        return metrics.registry();
     }
 
     /**
@@ -278,18 +275,6 @@ public final class ShaperApplication {
         closeQuietly(http);
     }
 
-    private static RuleBook loadRules(ShaperConfig config) {
-        if (config.rulesFile().isBlank()) {
-            return new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
-        }
-        Path file = Path.of(config.rulesFile());
-        if (!Files.isReadable(file)) {
-            throw new ConfigException(ShaperConfig.RULES_FILE_CONFIG, config.rulesFile(),
-                    "expected the path of a readable YAML or JSON rules file");
-        }
-        return RulesFile.load(file, config.defaultShapingRule(), config.defaultAdmissionRule());
-    }
-
     /** The Admin client settings among the Kafka Streams settings (bootstrap servers, security, ...). */
     public static Map<String, Object> adminConfig(Properties streamsProps) {
         Map<String, Object> admin = new java.util.HashMap<>();
@@ -318,7 +303,7 @@ public final class ShaperApplication {
                 return new StartupTopics(partitions, TopicLimitsReader.read(admin, 60_000,
                         new TopicLimitsReader.Producer(config.producerMaxRequestSize(), config.producerCompressionType()),
                         config.outputTopic(), config.rejectedTopic(), ShaperTopology.changelogTopics(applicationId),
-                        new TopicLimitsReader.NewChangelog(ShaperTopology.changelogMaxMessageBytes(config))));
+                        new TopicLimitsReader.NewChangelog(TopologyWiring.changelogMaxMessageBytes(config))));
             } catch (ExecutionException e) {
                 throw new StartupException("cannot read the topics' settings: " + e.getCause());
             } catch (IllegalArgumentException e) {

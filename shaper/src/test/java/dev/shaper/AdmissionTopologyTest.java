@@ -4,14 +4,18 @@ import static dev.shaper.testsupport.ShaperDriver.cost;
 import static dev.shaper.testsupport.ShaperDriver.header;
 import static dev.shaper.testsupport.ShaperDriver.text;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.limits.TopicLimits;
+import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.KeyMatcher;
 import dev.shaper.internals.rules.KeyRule;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.ShapingRule;
+import dev.shaper.internals.wiring.TopologyWiring;
 import dev.shaper.testsupport.ShaperDriver;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -187,12 +191,18 @@ class AdmissionTopologyTest {
     }
 
     @Test
-    void shouldLeaveTheAdmissionStageOutWhenNoKeyHasALimit() {
+    void shouldNeedNoAdmissionWhenNoKeyHasALimit() {
         ShaperConfig config = new ShaperConfig(settings());
         RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
         assertThat(rules.hasAdmission()).isFalse();
-        String described = ShaperTopology.build(config, rules, 1).describe().toString();
-        assertThat(described).doesNotContain(ShaperTopology.ADMISSION).contains(ShaperTopology.LEAKY_BUCKET);
+        TopicLimits limits = TopicLimits.assumed(config.producerMaxRequestSize());
+        String described = TopologyWiring.build(config, new TopologyWiring.Parts(rules, 1, null,
+                ShaperMetrics.inMemory(), limits)).describe().toString();
+        assertThat(described).contains(ShaperTopology.PROCESSOR);
+        // Whereas rules with an admission limit cannot be wired without the instance's admission.
+        RuleBook limited = new RuleBook(config.defaultShapingRule(), new AdmissionRule(10, 10), List.of());
+        assertThatThrownBy(() -> new TopologyWiring.Parts(limited, 1, null, ShaperMetrics.inMemory(), limits))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("admission");
     }
 
     @Test

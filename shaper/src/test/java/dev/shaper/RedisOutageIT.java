@@ -2,7 +2,6 @@ package dev.shaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shaper.internals.admission.AdmissionController.Backend;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.CollectedRecord;
@@ -13,7 +12,6 @@ import dev.shaper.testsupport.RedisServer;
 import dev.shaper.testsupport.ShaperInstance;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.VerificationReport;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +60,7 @@ class RedisOutageIT {
                          "outage-out", "outage-rejected")) {
                 ShaperInstance.awaitBalanced(Duration.ofSeconds(60), first, second);
                 Await.until("both instances count two live instances", Duration.ofSeconds(30),
-                        () -> first.admission().liveInstances() == 2 && second.admission().liveInstances() == 2);
+                        () -> liveInstances(first) == 2 && liveInstances(second) == 2);
 
                 // When: a steady stream for 9 s; Redis is killed after 3 s and started again after 6 s
                 CompletableFuture<List<PacedProducer.Sent>> sending = CompletableFuture.supplyAsync(() ->
@@ -74,15 +72,13 @@ class RedisOutageIT {
                 redis.kill();
                 long killedAt = System.currentTimeMillis();
                 Await.until("both instances admit locally", Duration.ofSeconds(5),
-                        () -> first.admission().backend() == Backend.LOCAL
-                                && second.admission().backend() == Backend.LOCAL);
+                        () -> onBackend(first, "local") && onBackend(second, "local"));
                 Await.until("3 s of outage", Duration.ofSeconds(10),
                         () -> System.currentTimeMillis() - killedAt >= 3_000);
                 redis.restart();
                 long restartedAt = System.nanoTime();
                 Await.until("both instances back on Redis", Duration.ofSeconds(10),
-                        () -> first.admission().backend() == Backend.REDIS
-                                && second.admission().backend() == Backend.REDIS);
+                        () -> onBackend(first, "redis") && onBackend(second, "redis"));
                 long backAfterMs = (System.nanoTime() - restartedAt) / 1_000_000;
                 long restartedAtMs = System.currentTimeMillis() - backAfterMs;
 
@@ -103,26 +99,31 @@ class RedisOutageIT {
                 double localLimit = 2 * (BURST / 2) + RATE * (outageSeconds + 0.5);
                 LOG.info("outage of {} s: {} admitted (local limit {}), back on Redis after {} ms, switches {}/{}",
                         outageSeconds, admittedInOutage, localLimit, backAfterMs,
-                        first.admission().switchesToLocal(), second.admission().switchesToLocal());
+                        switches(first, "local"), switches(second, "local"));
                 assertThat(admittedInOutage).isPositive();
                 assertThat((double) admittedInOutage).isLessThanOrEqualTo(localLimit);
                 assertThat((double) admittedInOutage).isGreaterThanOrEqualTo(RATE * (outageSeconds - 0.5) * 0.8);
 
                 // And: back on Redis within two ping intervals, each switch counted once
                 assertThat(backAfterMs).isLessThanOrEqualTo(2 * PING.toMillis());
-                assertThat(first.admission().switchesToLocal()).isEqualTo(1);
-                assertThat(second.admission().switchesToLocal()).isEqualTo(1);
-                assertThat(first.admission().switchesToRedis()).isEqualTo(1);
-                // And: the metrics say the same
-                MeterRegistry metrics = first.application().metrics().registry();
-                assertThat(metrics.get(ShaperMetrics.ADMISSION_SWITCHES).tag("to", "local").functionCounter()
-                        .count()).isEqualTo(1);
-                assertThat(metrics.get(ShaperMetrics.ADMISSION_SWITCHES).tag("to", "redis").functionCounter()
-                        .count()).isEqualTo(1);
-                assertThat(metrics.get(ShaperMetrics.ADMISSION_BACKEND).tag("backend", "redis").gauge().value())
-                        .isEqualTo(1);
+                assertThat(switches(first, "local")).isEqualTo(1);
+                assertThat(switches(second, "local")).isEqualTo(1);
+                assertThat(switches(first, "redis")).isEqualTo(1);
+                assertThat(first.gauge(ShaperMetrics.ADMISSION_BACKEND, "backend", "redis")).isEqualTo(1);
             }
         }
+    }
+
+    private static double liveInstances(ShaperInstance instance) {
+        return instance.gauge(ShaperMetrics.ADMISSION_LIVE_INSTANCES, null, null);
+    }
+
+    private static boolean onBackend(ShaperInstance instance, String backend) {
+        return instance.gauge(ShaperMetrics.ADMISSION_BACKEND, "backend", backend) == 1;
+    }
+
+    private static double switches(ShaperInstance instance, String to) {
+        return instance.functionCount(ShaperMetrics.ADMISSION_SWITCHES, "to", to);
     }
 
     private static long sentAt(List<PacedProducer.Sent> sent, CollectedRecord record) {

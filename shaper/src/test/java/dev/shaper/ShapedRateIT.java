@@ -91,8 +91,7 @@ class ShapedRateIT {
 
         try (CommittedRecordCollector collector = CommittedRecordCollector.start(broker.bootstrapServers(),
                      "rate-out", "rate-rejected");
-             KafkaStreams streams = new KafkaStreams(ShaperTopology.build(config,
-                     new RuleBook(config.defaultShapingRule(), List.of()), PARTITIONS),
+             KafkaStreams streams = new KafkaStreams(ShaperTopology.build(config, PARTITIONS),
                      config.streamsProperties())) {
             streams.start();
             Await.until(() -> "Kafka Streams RUNNING, is " + streams.state(), Duration.ofSeconds(60),

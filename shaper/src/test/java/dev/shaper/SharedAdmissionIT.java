@@ -116,7 +116,7 @@ class SharedAdmissionIT {
             // And: the two instances' metrics count exactly the rejections the topic holds, and time Redis calls
             double limited = 0;
             for (ShaperInstance instance : List.of(first, second)) {
-                MeterRegistry metrics = instance.application().metrics().registry();
+                MeterRegistry metrics = instance.meters();
                 limited += metrics.get(ShaperMetrics.REJECTED).tag("reason", "RATE_LIMITED").counter().count();
                 String command = mode == AdmissionMode.STRICT ? "take" : "charge";
                 assertThat(metrics.get(ShaperMetrics.REDIS_LATENCY).tag("command", command).timer().count())

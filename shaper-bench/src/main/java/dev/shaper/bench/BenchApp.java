@@ -4,8 +4,11 @@ import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperTopology;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.limits.TopicLimits;
+import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.processor.ReleaseStamp;
 import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.wiring.TopologyWiring;
 import java.util.List;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -143,7 +146,8 @@ enum BenchApp {
 
     /** @param admission the app's admission (for the admission apps), else null */
     Topology topology(ShaperConfig config, int partitions, AdmissionController admission) {
-        return ShaperTopology.build(config, new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(),
-                List.of()), partitions, admission);
+        RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
+        return TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions, admission,
+                ShaperMetrics.inMemory(), TopicLimits.assumed(config.producerMaxRequestSize())));
     }
 }

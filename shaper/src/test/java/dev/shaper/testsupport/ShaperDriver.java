@@ -7,6 +7,7 @@ import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.wiring.TopologyWiring;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -59,8 +60,9 @@ public final class ShaperDriver implements AutoCloseable {
         RuleBook book = rules != null ? rules
                 : new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
         Properties props = config.streamsProperties();
-        driver = new TopologyTestDriver(limits == null ? ShaperTopology.build(config, book, partitions, admission,
-                metrics) : ShaperTopology.build(config, book, partitions, admission, metrics, limits), props, START);
+        TopicLimits topicLimits = limits != null ? limits : TopicLimits.assumed(config.producerMaxRequestSize());
+        driver = new TopologyTestDriver(TopologyWiring.build(config, new TopologyWiring.Parts(book, partitions,
+                admission, metrics, topicLimits)), props, START);
         input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
         shaped = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer());

@@ -2,7 +2,7 @@ package dev.shaper.testsupport;
 
 import dev.shaper.ShaperApplication;
 import dev.shaper.ShaperConfig;
-import dev.shaper.internals.admission.AdmissionController;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,8 +55,19 @@ public final class ShaperInstance implements AutoCloseable {
         return application;
     }
 
-    public AdmissionController admission() {
-        return application.admission();
+    /** This instance's meters. */
+    public MeterRegistry meters() {
+        return application.meterRegistry();
+    }
+
+    /** The value of gauge {@code name} with the tag {@code tag=value} (no tag when {@code tag} is null). */
+    public double gauge(String name, String tag, String value) {
+        return (tag == null ? meters().get(name) : meters().get(name).tag(tag, value)).gauge().value();
+    }
+
+    /** The count of function counter {@code name} with the tag {@code tag=value}. */
+    public double functionCount(String name, String tag, String value) {
+        return meters().get(name).tag(tag, value).functionCounter().count();
     }
 
     /** How many active tasks (input partitions) this instance runs now. */

@@ -33,8 +33,10 @@ final class DocumentWriter {
         line();
         line("Generated from `ShaperTopology.build(...).describe()` with the default settings (topic names are"
                 + " the defaults of `" + ShaperConfig.INPUT_TOPIC_CONFIG + "`, `" + ShaperConfig.OUTPUT_TOPIC_CONFIG
-                + "` and `" + ShaperConfig.REJECTED_TOPIC_CONFIG + "`), with the admission stage, which is"
-                + " present only when some key has an admission limit.");
+                + "` and `" + ShaperConfig.REJECTED_TOPIC_CONFIG + "`) and an admission limit (`"
+                + ShaperConfig.ADMISSION_RATE_CONFIG + "` = 1). One processor takes each record through one pass:"
+                + " the input checks, admission (when some key has an admission limit) and the key's leaky bucket,"
+                + " which lets it go at once or queues it in the two stores until the punctuator releases it.");
         line();
         writeDiagram();
         writeNodes();

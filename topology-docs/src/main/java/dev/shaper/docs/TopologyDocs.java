@@ -2,15 +2,10 @@ package dev.shaper.docs;
 
 import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperTopology;
-import dev.shaper.internals.admission.AdmissionController;
-import dev.shaper.internals.admission.AdmissionMode;
-import dev.shaper.internals.rules.RuleBook;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.Topology;
 
@@ -39,14 +34,10 @@ public final class TopologyDocs {
 
     /** The full document. */
     public static String generate() {
-        // The documented topology is the complete one: with the admission stage, which exists when some key
-        // has an admission limit. Local admission only: generating docs must not need Redis.
+        // The documented topology is the complete one: with admission, which exists when some key has an admission
+        // limit. ShaperTopology.build admits from local buckets: generating docs must not need Redis.
         ShaperConfig config = new ShaperConfig(Map.of(ShaperConfig.ADMISSION_RATE_CONFIG, "1"));
-        RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
-        try (AdmissionController admission = new AdmissionController(null, AdmissionMode.BATCHED,
-                Duration.ofSeconds(1), Duration.ofSeconds(1), System::nanoTime)) {
-            Topology topology = ShaperTopology.build(config, rules, 1, admission);
-            return new DocumentWriter(topology.describe(), ShaperConfig.configDef(), config).write();
-        }
+        Topology topology = ShaperTopology.build(config, 1);
+        return new DocumentWriter(topology.describe(), ShaperConfig.configDef(), config).write();
     }
 }

@@ -26,8 +26,8 @@ class TopologyDocsTest {
     @Test
     void shouldDescribeEveryNodeStoreTopicAndSetting() {
         String doc = TopologyDocs.generate();
-        assertThat(doc).contains("```mermaid", ShaperTopology.SOURCE, ShaperTopology.ADMISSION,
-                ShaperTopology.LEAKY_BUCKET, ShaperTopology.SHAPED_SINK, ShaperTopology.REJECTED_SINK,
+        assertThat(doc).contains("```mermaid", ShaperTopology.SOURCE, ShaperTopology.PROCESSOR,
+                ShaperTopology.SHAPED_SINK, ShaperTopology.REJECTED_SINK,
                 ShaperTopology.SCHEDULE_STORE, ShaperTopology.KEY_STATE_STORE,
                 "shaper-input", "shaper-shaped", "shaper-rejected");
         ShaperConfig.configDef().names().forEach(key -> assertThat(doc).contains("| `" + key + "` |"));

@@ -56,6 +56,8 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String ADMISSION_BACKEND = "shaper.admission.backend";
     /** Switches of the admission backend; tag {@code to} is {@code local} or {@code redis}. */
     public static final String ADMISSION_SWITCHES = "shaper.admission.switches";
+    /** Gauge: the live instances of the application as admission last counted them. */
+    public static final String ADMISSION_LIVE_INSTANCES = "shaper.admission.live.instances";
     /**
      * 1 for why admission is on local buckets although Redis is configured, 0 otherwise; tag {@code kind} is
      * {@code unreachable}, {@code authentication}, {@code permission} or {@code tls} (see {@link RedisFailure}).
@@ -228,6 +230,10 @@ public final class ShaperMetrics implements AutoCloseable {
                 .register(registry);
         FunctionCounter.builder(ADMISSION_SWITCHES, admission, AdmissionController::switchesToRedis)
                 .tag("to", "redis").description("Switches of the admission backend back to Redis")
+                .register(registry);
+        Gauge.builder(ADMISSION_LIVE_INSTANCES, admission, AdmissionController::liveInstances)
+                .description("Live instances of the application as last counted; the local fallback admits at each"
+                        + " rate divided by this")
                 .register(registry);
         for (RedisFailure.Kind kind : RedisFailure.Kind.values()) {
             // Every kind from the start, at 0: an alert on authentication or tls needs a series to watch.

@@ -3,11 +3,9 @@ package dev.shaper.internals.metrics;
 /**
  * What one stream task counts on its hot paths: records passed at once, queued and released, the records and
  * bytes its queues hold, and the records it sent to the output per wall-clock second. Only the task's stream
- * thread writes, so a count is a plain add to a field of its own. Meters shared by every stream thread took
- * atomic updates per record instead, all threads on the same cache lines (the release rate's current second
- * above all): contention that grows with the stream threads, and in some profiles, where the JIT had left the
- * atomics' var-handle calls out of line, up to a fifth of the shaping processor's CPU (the single-threaded
- * benchmark showed no difference either way). The instance's meters sum the tasks' counts when they are read
+ * thread writes, so a count is a plain add to a field of its own, where meters shared by every stream thread would
+ * take an atomic update per record on cache lines all threads write (the profiles behind this are in the benchmark
+ * notes). The instance's meters sum the tasks' counts when they are read
  * ({@link ShaperMetrics}). The output per second reaches the release-rate gauge in one add per task and second
  * or tick: at the task's first record of a new second, and at every release tick (so an idle task's last second
  * is counted at most a tick late).

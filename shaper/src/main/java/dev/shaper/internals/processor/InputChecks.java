@@ -10,12 +10,9 @@ import org.apache.kafka.streams.processor.api.Record;
 final class InputChecks {
 
     /** The result of the checks. */
-    sealed interface Outcome {
+    sealed interface Outcome permits Outcome.Valid, Refusal {
         /** The record can be handled; it costs {@code cost} units. */
         record Valid(long cost) implements Outcome {}
-
-        /** The record cannot be handled. */
-        record Invalid(RejectReason reason, String detail) implements Outcome {}
     }
 
     private InputChecks() {
@@ -24,13 +21,13 @@ final class InputChecks {
     static Outcome check(Record<byte[], byte[]> record) {
         InputHeaders.stripShaperOutput(record.headers());
         if (record.key() == null) {
-            return new Outcome.Invalid(RejectReason.INVALID_KEY,
+            return new Refusal(RejectReason.INVALID_KEY,
                     "record has no key; the leaky bucket is per record key");
         }
         try {
             return new Outcome.Valid(CostHeader.read(record.headers()));
         } catch (CostHeader.InvalidCostException e) {
-            return new Outcome.Invalid(RejectReason.INVALID_COST, e.getMessage());
+            return new Refusal(RejectReason.INVALID_COST, e.getMessage());
         }
     }
 }

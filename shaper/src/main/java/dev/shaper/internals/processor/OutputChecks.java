@@ -41,7 +41,7 @@ final class OutputChecks {
      * the shaper's headers or not with its timestamp, or its key is too long to keep a state for; null if it can.
      * The record's headers must not carry the shaper's own.
      */
-    InputChecks.Outcome.Invalid whyNotShapeable(Record<byte[], byte[]> record, long wallNowMs) {
+    Refusal whyNotShapeable(Record<byte[], byte[]> record, long wallNowMs) {
         long shaped = RecordSize.of(record.key(), record.value(), record.headers()) + SHAPER_HEADER_BYTES;
         if (!limits.shaped().fits(shaped)) {
             return tooLarge("the record would take up to " + shaped + " bytes on the output topic with the shaper's"
@@ -55,7 +55,7 @@ final class OutputChecks {
                     + limits.stored().source() + ")");
         }
         if (!limits.shapedTimes().takes(record.timestamp(), wallNowMs, TIMESTAMP_MARGIN_MS)) {
-            return new InputChecks.Outcome.Invalid(RejectReason.INVALID_TIMESTAMP, "the record's timestamp "
+            return new Refusal(RejectReason.INVALID_TIMESTAMP, "the record's timestamp "
                     + record.timestamp() + " is " + (wallNowMs - record.timestamp()) + " ms before the time of its"
                     + " arrival (" + wallNowMs + "), outside what the output topic takes (with a margin of up to a"
                     + " minute for its age by the time it is sent): " + limits.shapedTimes().source());
@@ -64,7 +64,7 @@ final class OutputChecks {
     }
 
     /** Why a record whose queued form is {@code queuedBytes} long cannot wait in the schedule store. */
-    InputChecks.Outcome.Invalid whyNotQueueable(int queuedBytes) {
+    Refusal whyNotQueueable(long queuedBytes) {
         return tooLarge("the record would have to wait, and its queued form (" + queuedBytes + " bytes with its key)"
                 + " is more than the schedule store's changelog takes: " + limits.stored().bytes() + " bytes ("
                 + limits.stored().source() + ")");
@@ -75,7 +75,7 @@ final class OutputChecks {
      * too old for the output topic meanwhile, or it was queued under other limits (before a restart with other
      * settings, or on another instance) and does not fit these; null if it can.
      */
-    InputChecks.Outcome.Invalid whyNotReleasable(Record<byte[], byte[]> record, long wallNowMs, long enqueuedWallMs) {
+    Refusal whyNotReleasable(Record<byte[], byte[]> record, long wallNowMs, long enqueuedWallMs) {
         long waitedMs = wallNowMs - enqueuedWallMs;
         boolean queuedUnderOtherLimits = enqueuedWallMs < checkedSinceWallMs;
         if (queuedUnderOtherLimits
@@ -84,14 +84,14 @@ final class OutputChecks {
                     + " which now takes " + limits.shaped().bytes() + " bytes (" + limits.shaped().source() + ")");
         }
         if (!limits.shapedTimes().takes(record.timestamp(), wallNowMs, SEND_MARGIN_MS)) {
-            return new InputChecks.Outcome.Invalid(RejectReason.INVALID_TIMESTAMP, "the record waited " + waitedMs
+            return new Refusal(RejectReason.INVALID_TIMESTAMP, "the record waited " + waitedMs
                     + " ms, and on release its timestamp " + record.timestamp() + " is outside the window the"
                     + " output topic takes: " + limits.shapedTimes().source());
         }
         return null;
     }
 
-    private static InputChecks.Outcome.Invalid tooLarge(String detail) {
-        return new InputChecks.Outcome.Invalid(RejectReason.RECORD_TOO_LARGE, detail);
+    private static Refusal tooLarge(String detail) {
+        return new Refusal(RejectReason.RECORD_TOO_LARGE, detail);
     }
 }

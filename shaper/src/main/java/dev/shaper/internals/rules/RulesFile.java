@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Reads a rules file (YAML, or JSON, which is YAML too) into a {@link RuleBook}. Shape:
@@ -57,6 +59,22 @@ public final class RulesFile {
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
 
     private RulesFile() {
+    }
+
+    /**
+     * The rules {@code config} names: its rules file ({@code shaper.rules.file}) over its default rules, or the
+     * defaults alone when no file is set.
+     */
+    public static RuleBook forConfig(ShaperConfig config) {
+        if (config.rulesFile().isBlank()) {
+            return new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
+        }
+        Path file = Path.of(config.rulesFile());
+        if (!Files.isReadable(file)) {
+            throw new ConfigException(ShaperConfig.RULES_FILE_CONFIG, config.rulesFile(),
+                    "expected the path of a readable YAML or JSON rules file");
+        }
+        return load(file, config.defaultShapingRule(), config.defaultAdmissionRule());
     }
 
     /** Reads {@code file}; the defaults fill every field a rule leaves out. */

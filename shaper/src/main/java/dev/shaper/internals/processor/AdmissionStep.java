@@ -1,0 +1,77 @@
+package dev.shaper.internals.processor;
+
+import dev.shaper.RejectReason;
+import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.AdmissionDecision;
+import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.store.KeyStateStore;
+import java.util.Locale;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * The admission step of the pipeline: a record whose admission key's token bucket holds too few tokens is refused
+ * with {@link RejectReason#RATE_LIMITED} and the wait until enough exist. The buckets are the instance's
+ * {@link AdmissionController}'s, shared through Redis with the other instances.
+ */
+final class AdmissionStep {
+
+    private final AdmissionController admission;
+    private final RuleBook rules;
+    /** The header holding the admission key, or null for the record key. */
+    private final String keyHeader;
+
+    AdmissionStep(AdmissionController admission, RuleBook rules, String keyHeader) {
+        this.admission = admission;
+        this.rules = rules;
+        this.keyHeader = keyHeader;
+    }
+
+    /**
+     * Whether the step keeps what it knows of a key in the record key's entry, so that the pipeline looks the entry up
+     * before admission rather than after: only the batched mode keeps something, and only when the record key is the
+     * admission key. Otherwise a refused record costs no key-state lookup.
+     */
+    boolean usesKeyEntry() {
+        return keyHeader == null && admission.mode() == AdmissionMode.BATCHED;
+    }
+
+    /**
+     * Takes {@code cost} tokens for the record's admission key; null if they were taken or no admission limit
+     * applies, else why the record is refused.
+     *
+     * @param entry the record key's entry if {@link #usesKeyEntry()}, else null
+     */
+    Refusal admit(Record<byte[], byte[]> record, long cost, KeyStateStore.Slot entry) {
+        byte[] admissionKey = record.key();
+        if (keyHeader != null) {
+            Header header = record.headers().lastHeader(keyHeader);
+            if (header == null || header.value() == null || header.value().length == 0) {
+                return new Refusal(RejectReason.INVALID_ADMISSION_KEY, "record " + (header == null
+                        ? "has no header " : "has an empty header ") + keyHeader
+                        + ", which holds the admission key (shaper.admission.key.header)");
+            }
+            admissionKey = header.value();
+        }
+        AdmissionRule rule = rules.admissionFor(admissionKey);
+        if (rule == null) {
+            return null;
+        }
+        if (cost > rule.burst()) {
+            return new Refusal(RejectReason.INVALID_COST, "cost " + cost + " exceeds the admission burst "
+                    + rule.burst() + " of this admission key, so no wait could admit it");
+        }
+        AdmissionDecision decision = admission.admit(admissionKey, rule, cost, entry == null ? null : new AdmissionController.KeyMemo() {
+            @Override public Object admissionMemo() { return entry.attachment(); }
+            @Override public void admissionMemo(Object memo) { entry.attach(memo); }
+        }); // TEMPORARY until KeyAdmission lands
+        if (decision.allowed()) {
+            return null;
+        }
+        return new Refusal(RejectReason.RATE_LIMITED, decision.retryAfterMs(), String.format(Locale.ROOT,
+                "admission bucket (%s tokens/s, burst %s) holds %.2f tokens, the record costs %d",
+                rule.ratePerSecond(), rule.burst(), decision.tokensLeft(), cost));
+    }
+}

@@ -1,0 +1,207 @@
+package dev.shaper.internals.processor;
+
+import dev.shaper.ShaperHeaders;
+import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.limits.TopicLimits;
+import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.internals.metrics.TaskCounts;
+import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.shaping.Arrival;
+import dev.shaper.internals.shaping.KeyState;
+import dev.shaper.internals.shaping.LeakyBucket;
+import dev.shaper.internals.shaping.ShapingRule;
+import dev.shaper.internals.shaping.TotalRateLimiter;
+import dev.shaper.internals.shaping.VirtualClock;
+import dev.shaper.internals.store.KeyStateStore;
+import dev.shaper.internals.store.QueuedRecord;
+import dev.shaper.internals.store.ScheduleStore;
+import dev.shaper.internals.store.TaskQueues;
+import java.time.Duration;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * The shaper of one stream task, one pass per record: the input checks, admission, then the key's leaky bucket,
+ * which lets the record leave at once or queues it in the {@link TaskQueues}; a wall-clock punctuator releases the
+ * queued records as they fall due. A record any step refuses goes to the rejected topic with the reason.
+ */
+public final class ShaperProcessor implements Processor<byte[], byte[], byte[], byte[]> {
+
+    /**
+     * Settings of one processor.
+     *
+     * @param taskTotalRate      this task's share of {@code shaper.shaping.total.rate}
+     * @param releasedHeader     whether shaped records carry {@code shaper.released.ms}
+     * @param topicLimits        what the output topic, the rejected topic and the changelogs take
+     * @param admissionKeyHeader the header holding the admission key, or null for the record key
+     */
+    public record Settings(String scheduleStoreName, String keyStoreName, String shapedChild, String rejectedChild,
+                           long tickMs, long catchUpMaxMs, double taskTotalRate, boolean releasedHeader,
+                           TopicLimits topicLimits, String admissionKeyHeader) {
+    }
+
+    private final Settings settings;
+    private final RuleBook rules;
+    private final ShaperMetrics metrics;
+    private final long tickNanos;
+    /** Null when no key has an admission limit. */
+    private final AdmissionStep admission;
+    private final Rejections rejections;
+    /** The {@code shaper.released.ms} value of the current millisecond, shared by the records it releases. */
+    private final ReleaseStamp stamp = new ReleaseStamp();
+    private final BucketRelease bucketRelease = new BucketRelease();
+
+    private ProcessorContext<byte[], byte[]> context;
+    private TaskQueues queues;
+    private OutputChecks outputs;
+    private VirtualClock clock;
+    private TotalRateLimiter total;
+    private TaskCounts counts;
+
+    /** @param admission the instance's admission; null when {@code rules} set no admission limit */
+    public ShaperProcessor(Settings settings, RuleBook rules, AdmissionController admission, ShaperMetrics metrics) {
+        this.settings = settings;
+        this.rules = rules;
+        this.metrics = metrics;
+        this.tickNanos = settings.tickMs() * 1_000_000L;
+        this.admission = admission == null ? null : new AdmissionStep(admission, rules, settings.admissionKeyHeader());
+        this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
+                settings.topicLimits().rejectedTimes());
+    }
+
+    @Override
+    public void init(ProcessorContext<byte[], byte[]> context) {
+        this.context = context;
+        ScheduleStore schedule = context.getStateStore(settings.scheduleStoreName());
+        this.queues = new TaskQueues(schedule, context.getStateStore(settings.keyStoreName()));
+        long wallNow = context.currentSystemTimeMs();
+        this.clock = new VirtualClock(settings.catchUpMaxMs(), queues.savedVirtualTime(), wallNow);
+        this.total = new TotalRateLimiter(settings.taskTotalRate());
+        this.outputs = new OutputChecks(settings.topicLimits(), wallNow);
+        KeyStateStore.Totals restored = queues.queuedTotals();
+        this.counts = metrics.registerTaskCounts(restored.records(), restored.bytes());
+        context.schedule(Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME, this::release);
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        long wallNow = context.currentSystemTimeMs();
+        InputChecks.Outcome checked = InputChecks.check(record);
+        if (checked instanceof Refusal refusal) {
+            reject(record, refusal);
+            return;
+        }
+        Refusal unfit = outputs.whyNotShapeable(record, wallNow);
+        if (unfit != null) {
+            reject(record, unfit);
+            return;
+        }
+        long cost = ((InputChecks.Outcome.Valid) checked).cost();
+        KeyStateStore.Slot entry = null;
+        if (admission != null) {
+            entry = admission.usesKeyEntry() ? queues.entry(record.key()) : null;
+            Refusal limited = admission.admit(record, cost, entry);
+            if (limited != null) {
+                reject(record, limited);
+                return;
+            }
+        }
+        long now = clock.peek(wallNow);
+        queues.setNow(now);
+        if (entry == null) {
+            entry = queues.entry(record.key());
+        }
+        shape(record, cost, entry, now, wallNow);
+    }
+
+    /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
+    private void shape(Record<byte[], byte[]> record, long cost, KeyStateStore.Slot entry, long now, long wallNow) {
+        Arrival arrival = LeakyBucket.arrive(entry.state(), rules.ruleFor(record.key()), now, cost,
+                total.canPass(now));
+        if (arrival instanceof Arrival.Pass pass) {
+            total.onPass(now, cost);
+            queues.pass(entry, pass.state());
+            // A passed record carries no shaper.queued.ms (absent means 0; InputHeaders removed any forged one).
+            HeaderValues.setOrRemove(record.headers(), ShaperHeaders.RELEASED_MS,
+                    settings.releasedHeader() ? stamp.at(wallNow) : null);
+            context.forward(record, settings.shapedChild());
+            counts.passed(wallNow);
+        } else if (arrival instanceof Arrival.Enqueue enqueue) {
+            TaskQueues.Enqueued queued = queues.enqueue(entry, record.key(), enqueue.dueNanos(), enqueue.state(),
+                    record.timestamp(), wallNow, cost, record.headers(), record.value());
+            if (queued.stored()) {
+                counts.queued(queued.storedBytes());
+            } else {
+                reject(record, outputs.whyNotQueueable(queued.storedBytes()));
+            }
+        } else if (arrival instanceof Arrival.Reject refused) {
+            reject(record, new Refusal(refused.reason(), refused.retryAfterMs(), refused.detail()));
+        }
+    }
+
+    /** The punctuator: releases the queued records that have fallen due, as their keys' rules and the total cap allow. */
+    private void release(long wallNow) {
+        long before = clock.current();
+        long now = clock.advance(wallNow);
+        queues.startTick(now);
+        bucketRelease.startTick(now, now - before);
+        queues.releaseDue(now, bucketRelease, (key, queued, storedBytes) -> forwardReleased(key, queued, storedBytes,
+                wallNow));
+        queues.endTick(now);
+        counts.tick(wallNow);
+    }
+
+    private void forwardReleased(byte[] key, QueuedRecord queued, long storedBytes, long wallNow) {
+        long waitedMs = Math.max(0, wallNow - queued.enqueuedWallMs());
+        HeaderValues.set(queued.headers(), ShaperHeaders.QUEUED_MS, Long.toString(waitedMs));
+        HeaderValues.setOrRemove(queued.headers(), ShaperHeaders.RELEASED_MS,
+                settings.releasedHeader() ? stamp.at(wallNow) : null);
+        Record<byte[], byte[]> shaped = new Record<>(key, queued.value(), queued.timestamp(), queued.headers());
+        Refusal unfit = outputs.whyNotReleasable(shaped, wallNow, queued.enqueuedWallMs());
+        if (unfit != null) {
+            shaped.headers().remove(ShaperHeaders.QUEUED_MS); // it was not released: no release headers
+            shaped.headers().remove(ShaperHeaders.RELEASED_MS);
+            reject(shaped, unfit);
+            counts.dequeuedToRejected(storedBytes);
+            return;
+        }
+        context.forward(shaped, settings.shapedChild());
+        counts.released(wallNow, waitedMs, storedBytes);
+    }
+
+    /** The release side of the leaky buckets and the task's total cap, for one tick. */
+    private final class BucketRelease implements TaskQueues.ReleasePolicy {
+        private long now;
+        private long step;
+
+        void startTick(long nowNanos, long stepNanos) {
+            now = nowNanos;
+            step = stepNanos;
+        }
+
+        @Override
+        public KeyState release(byte[] key, KeyState state, long cost) {
+            ShapingRule rule = rules.ruleFor(key);
+            return LeakyBucket.release(state, rule, now, LeakyBucket.releaseTolerance(rule, tickNanos), cost);
+        }
+
+        @Override
+        public boolean takeTotal(long cost) {
+            return total.tryRelease(now, step, cost);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (counts != null) {
+            counts.close();
+        }
+    }
+
+    private void reject(Record<byte[], byte[]> record, Refusal refusal) {
+        rejections.forward(context, record, refusal.reason(), refusal.retryAfterMs(), refusal.detail());
+        metrics.rejected(refusal.reason());
+    }
+}
