@@ -32,10 +32,6 @@ import java.util.function.Function;
  */
 final class NettyHttpServer implements AutoCloseable {
 
-    /** Longest request line; a key of a few KB, percent-encoded, still fits. */
-    static final int MAX_INITIAL_LINE_BYTES = 16 * 1024;
-    /** Longest header block; an operator's or Prometheus' request is far below. */
-    static final int MAX_HEADER_BYTES = 16 * 1024;
     /** Largest request body; the endpoints take none. */
     static final int MAX_CONTENT_BYTES = 8 * 1024;
     /** A connection without traffic this long is closed (a slow or stalled client must not hold it). */
@@ -84,8 +80,8 @@ final class NettyHttpServer implements AutoCloseable {
                         channel.pipeline().addLast(
                                 new IdleStateHandler(0, 0, idleTimeout.toMillis(), TimeUnit.MILLISECONDS),
                                 new HttpServerCodec(new HttpDecoderConfig()
-                                        .setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
-                                        .setMaxHeaderSize(MAX_HEADER_BYTES)),
+                                        .setMaxInitialLineLength(RequestDispatcher.MAX_INITIAL_LINE_BYTES)
+                                        .setMaxHeaderSize(RequestDispatcher.MAX_HEADER_BYTES)),
                                 new RequestAggregator(MAX_CONTENT_BYTES),
                                 new FlowControlHandler(),
                                 new RequestDispatcher(workers, endpoints));

@@ -30,6 +30,11 @@ import org.slf4j.LoggerFactory;
  */
 final class RequestDispatcher extends SimpleChannelInboundHandler<FullHttpRequest> {
 
+    /** Longest request line; a key of a few KB, percent-encoded, still fits. */
+    static final int MAX_INITIAL_LINE_BYTES = 16 * 1024;
+    /** Longest header block; an operator's or Prometheus' request is far below. */
+    static final int MAX_HEADER_BYTES = 16 * 1024;
+
     private static final Logger LOG = LoggerFactory.getLogger(RequestDispatcher.class);
 
     private final Executor workers;
@@ -110,11 +115,11 @@ final class RequestDispatcher extends SimpleChannelInboundHandler<FullHttpReques
     /** The answer to a request Netty could not decode. */
     private static Response refusal(Throwable cause) {
         if (cause instanceof TooLongHttpLineException) {
-            return Response.error(414, "the request line exceeds " + NettyHttpServer.MAX_INITIAL_LINE_BYTES
+            return Response.error(414, "the request line exceeds " + MAX_INITIAL_LINE_BYTES
                     + " bytes");
         }
         if (cause instanceof TooLongHttpHeaderException) {
-            return Response.error(431, "the request headers exceed " + NettyHttpServer.MAX_HEADER_BYTES + " bytes");
+            return Response.error(431, "the request headers exceed " + MAX_HEADER_BYTES + " bytes");
         }
         return Response.error(400, "malformed request (" + cause.getMessage() + "); expected 'GET /path HTTP/1.1'"
                 + " and headers");

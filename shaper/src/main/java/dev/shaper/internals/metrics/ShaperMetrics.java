@@ -79,8 +79,25 @@ public final class ShaperMetrics implements AutoCloseable {
     private final MeterRegistry registry;
     /** The live tasks' counts; guarded by the set itself, as is {@link #retiredCounts}. */
     private final Set<TaskCounts> taskCounts = new HashSet<>();
+    /** What the tasks' counts report to: these meters. */
+    private final TaskCounts.Owner taskOwner = new TaskCounts.Owner() {
+        @Override
+        public void recordQueueDelay(long waitedMs) {
+            ShaperMetrics.this.recordQueueDelay(waitedMs);
+        }
+
+        @Override
+        public void addOutput(long secondStartMs, long records) {
+            ShaperMetrics.this.addOutput(secondStartMs, records);
+        }
+
+        @Override
+        public void retire(TaskCounts counts) {
+            ShaperMetrics.this.retire(counts);
+        }
+    };
     /** What the tasks that closed counted. */
-    private final TaskCounts retiredCounts = new TaskCounts(this, 0, 0);
+    private final TaskCounts retiredCounts = new TaskCounts(taskOwner, 0, 0);
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
     private final Timer queueDelay;
     private final SlidingRate releaseRate;
@@ -154,7 +171,7 @@ public final class ShaperMetrics implements AutoCloseable {
      * restored; the task closes them when it closes.
      */
     public TaskCounts registerTaskCounts(long records, long bytes) {
-        TaskCounts counts = new TaskCounts(this, records, bytes);
+        TaskCounts counts = new TaskCounts(taskOwner, records, bytes);
         synchronized (taskCounts) {
             taskCounts.add(counts);
         }
@@ -162,7 +179,7 @@ public final class ShaperMetrics implements AutoCloseable {
     }
 
     /** Keeps a closing task's counts in the totals, so that the counters never go down. */
-    void retire(TaskCounts counts) {
+    private void retire(TaskCounts counts) {
         synchronized (taskCounts) {
             if (taskCounts.remove(counts)) {
                 retiredCounts.absorb(counts);
@@ -187,12 +204,12 @@ public final class ShaperMetrics implements AutoCloseable {
         }
     }
 
-    void recordQueueDelay(long waitedMs) {
+    private void recordQueueDelay(long waitedMs) {
         queueDelay.record(waitedMs, TimeUnit.MILLISECONDS);
     }
 
     /** Counts {@code records} sent to the output in the wall-clock second that starts at {@code secondStartMs}. */
-    void addOutput(long secondStartMs, long records) {
+    private void addOutput(long secondStartMs, long records) {
         releaseRate.add(secondStartMs, records);
     }
 

@@ -12,7 +12,19 @@ package dev.shaper.internals.metrics;
  */
 public final class TaskCounts {
 
-    private final ShaperMetrics owner;
+    /** Where a task's counts go beyond its own fields: the instance's meters. */
+    interface Owner {
+        /** One released record waited {@code waitedMs}. */
+        void recordQueueDelay(long waitedMs);
+
+        /** {@code records} went to the output in the wall-clock second that starts at {@code secondStartMs}. */
+        void addOutput(long secondStartMs, long records);
+
+        /** The task closed: its counts stay in the totals. */
+        void retire(TaskCounts counts);
+    }
+
+    private final Owner owner;
     // Volatile: the stream thread writes, a scrape reads. Single writer, so the read-modify-write is safe.
     private volatile long passed;
     private volatile long queued;
@@ -26,7 +38,7 @@ public final class TaskCounts {
     private long outputInSecond;
 
     /** @param records records the task's queues hold at its start (restored), and {@code bytes} their size */
-    TaskCounts(ShaperMetrics owner, long records, long bytes) {
+    TaskCounts(Owner owner, long records, long bytes) {
         this.owner = owner;
         this.queuedRecords = records;
         this.queuedBytes = bytes;

@@ -9,23 +9,17 @@ import org.apache.kafka.streams.processor.api.Record;
  */
 final class InputChecks {
 
-    /** The result of the checks. */
-    sealed interface Outcome permits Outcome.Valid, Refusal {
-        /** The record can be handled; it costs {@code cost} units. */
-        record Valid(long cost) implements Outcome {}
-    }
-
     private InputChecks() {
     }
 
-    static Outcome check(Record<byte[], byte[]> record) {
+    static CheckOutcome check(Record<byte[], byte[]> record) {
         InputHeaders.stripShaperOutput(record.headers());
         if (record.key() == null) {
             return new Refusal(RejectReason.INVALID_KEY,
                     "record has no key; the leaky bucket is per record key");
         }
         try {
-            return new Outcome.Valid(CostHeader.read(record.headers()));
+            return new CheckOutcome.Valid(CostHeader.read(record.headers()));
         } catch (CostHeader.InvalidCostException e) {
             return new Refusal(RejectReason.INVALID_COST, e.getMessage());
         }

@@ -8,7 +8,7 @@ import dev.shaper.RejectReason;
  * @param retryAfterMs when a retry would find room; 0 when waiting would not help
  * @param detail       for the operator: what was refused and which limit refused it
  */
-record Refusal(RejectReason reason, long retryAfterMs, String detail) implements InputChecks.Outcome {
+record Refusal(RejectReason reason, long retryAfterMs, String detail) implements CheckOutcome {
 
     /** A refusal that no wait would cure. */
     Refusal(RejectReason reason, String detail) {

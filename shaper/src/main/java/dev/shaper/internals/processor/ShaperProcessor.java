@@ -88,7 +88,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     @Override
     public void process(Record<byte[], byte[]> record) {
         long wallNow = context.currentSystemTimeMs();
-        InputChecks.Outcome checked = InputChecks.check(record);
+        CheckOutcome checked = InputChecks.check(record);
         if (checked instanceof Refusal refusal) {
             reject(record, refusal);
             return;
@@ -98,7 +98,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             reject(record, unfit);
             return;
         }
-        long cost = ((InputChecks.Outcome.Valid) checked).cost();
+        long cost = ((CheckOutcome.Valid) checked).cost();
         KeyStateStore.Slot entry = null;
         if (admission != null) {
             entry = admission.usesKeyEntry() ? queues.entry(record.key()) : null;

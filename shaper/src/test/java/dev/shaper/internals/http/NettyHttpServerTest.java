@@ -80,7 +80,7 @@ class NettyHttpServerTest {
     void shouldAnswerAnOverLongRequestLineWithAJsonErrorRatherThanHang() throws IOException {
         start(NettyHttpServer.IDLE_TIMEOUT);
         try (Socket socket = connect()) {
-            send(socket, "GET /buckets/" + "a".repeat(NettyHttpServer.MAX_INITIAL_LINE_BYTES + 4_000)
+            send(socket, "GET /buckets/" + "a".repeat(RequestDispatcher.MAX_INITIAL_LINE_BYTES + 4_000)
                     + " HTTP/1.1\r\nHost: x\r\n\r\n");
 
             Answer answer = read(socket);
@@ -96,7 +96,7 @@ class NettyHttpServerTest {
         start(NettyHttpServer.IDLE_TIMEOUT);
         try (Socket socket = connect()) {
             send(socket, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: "
-                    + "b".repeat(NettyHttpServer.MAX_HEADER_BYTES) + "\r\n\r\n");
+                    + "b".repeat(RequestDispatcher.MAX_HEADER_BYTES) + "\r\n\r\n");
 
             Answer answer = read(socket);
             assertThat(answer.status()).isEqualTo(431);
