@@ -249,7 +249,7 @@ public final class KeyStateStore extends WriteBehindStore {
             markNotStored(slot);
             slot.state = KeyState.ABSENT;
         }
-        evictionCursor = exhausted || last == null ? null : Bytes.increment(last);
+        evictionCursor = exhausted || last == null ? null : successor(last);
         if (evictionCursor == null) {
             nextPassNanos = nowNanos + MIN_PASS_INTERVAL_NANOS;
             // A whole pass met only states that have a slot (or removed them): the slots know every stored state.
@@ -449,6 +449,14 @@ public final class KeyStateStore extends WriteBehindStore {
     /** The inner store's key for the task's virtual time. */
     static Bytes clockKey() {
         return CLOCK_KEY;
+    }
+
+    /**
+     * The least key after {@code key}, where the next step resumes: {@code key} and a zero byte. Not
+     * {@link Bytes#increment}, which also skips every longer key that starts with {@code key} ("ab" after "a").
+     */
+    private static Bytes successor(Bytes key) {
+        return Bytes.wrap(java.util.Arrays.copyOf(key.get(), key.get().length + 1));
     }
 
     private static Bytes recordKey(Bytes storeKey) {

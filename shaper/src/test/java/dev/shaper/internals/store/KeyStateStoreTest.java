@@ -143,6 +143,44 @@ class KeyStateStoreTest {
     }
 
     @Test
+    void shouldNotSkipAKeyThatExtendsTheOneAStepStoppedAt() {
+        // Given: after a restart, two idle states whose record keys are "a" and "ab" ("ab" sorts right after "a")
+        store.setVirtualNow(0);
+        store.put(k("a"), new KeyState(100 * MS, 0, 0, 0));
+        store.put(k("ab"), new KeyState(100 * MS, 0, 0, 0));
+        store.flushCache();
+        store.clearCache();
+        assertThat(store.storedKeyCount()).isEqualTo(2);
+        // When: steps of one entry each (the clock, then "a", then "ab"), and later passes
+        long t = 1_000 * MS;
+        for (int step = 0; step < 10; step++) {
+            store.evictIdle(t + step * KeyStateStore.MIN_PASS_INTERVAL_NANOS, 1);
+        }
+        // Then: the step after the one that stopped at "a" resumed before "ab", not after every key starting with "a"
+        assertThat(store.storedKeyCount()).isZero();
+    }
+
+    @Test
+    void shouldKeepWritingTheVirtualTimeForARestoredStateThatNoSlotKnowsOf() {
+        // Given: after a restart, an idle state "a" and a live one "ab" that no slot knows of
+        store.setVirtualNow(0);
+        store.put(k("a"), new KeyState(100 * MS, 0, 0, 0));
+        store.put(k("ab"), new KeyState(100_000 * MS, 1, 1, 1));
+        store.flushCache();
+        store.clearCache();
+        // When: a whole pass in steps of one entry, then a commit
+        long t = 1_000 * MS;
+        for (int step = 0; step < 3; step++) {
+            store.evictIdle(t, 1);
+        }
+        store.saveVirtualTime(7);
+        store.flushCache();
+        // Then: the pass did not take "ab" for known, so the clock its times count in is still written
+        assertThat(store.storedKeyCount()).isEqualTo(1);
+        assertThat(store.loadVirtualTime()).isEqualTo(7L);
+    }
+
+    @Test
     void shouldStartAPassOverTheInnerStoreAtMostOncePerIntervalAfterARestart() {
         store.setVirtualNow(0);
         store.put(k("a"), new KeyState(100 * MS, 0, 0, 0));
