@@ -54,7 +54,7 @@ class KeyStateStoreTest {
         store.flushCache();
         // Then: only the live one is written; the other still decides its key's next record from memory
         assertThat(store.storedKeyCount()).isEqualTo(1);
-        assertThat(inner.get(KeyStateStore.storeKey(k("live")))).isNotNull();
+        assertThat(inner.get(KeyStateKeys.of(k("live")))).isNotNull();
         assertThat(store.get(k("almost"))).isEqualTo(almostIdle);
     }
 
@@ -154,7 +154,7 @@ class KeyStateStoreTest {
         // When: steps of one entry each (the clock, then "a", then "ab"), and later passes
         long t = 1_000 * MS;
         for (int step = 0; step < 10; step++) {
-            store.evictIdle(t + step * KeyStateStore.MIN_PASS_INTERVAL_NANOS, 1);
+            store.evictIdle(t + step * IdleSweeper.MIN_PASS_INTERVAL_NANOS, 1);
         }
         // Then: the step after the one that stopped at "a" resumed before "ab", not after every key starting with "a"
         assertThat(store.storedKeyCount()).isZero();
@@ -193,7 +193,7 @@ class KeyStateStoreTest {
         // "b" falls idle at 1.5 s, but the next pass over the inner store waits for the interval
         assertThat(store.evictIdle(t + 600 * MS, 10)).isZero();
         assertThat(store.storedKeyCount()).isEqualTo(1);
-        assertThat(store.evictIdle(t + KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
+        assertThat(store.evictIdle(t + IdleSweeper.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
         assertThat(store.storedKeyCount()).isZero();
     }
 
@@ -226,7 +226,7 @@ class KeyStateStoreTest {
         store.flushCache(); // only 3 clean slots stay in memory: two stored states have none
 
         assertThat(store.evictIdle(200 * MS, 10)).isZero(); // a pass is due a second after the last one only
-        assertThat(store.evictIdle(KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(5);
+        assertThat(store.evictIdle(IdleSweeper.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(5);
         assertThat(store.storedKeyCount()).isZero();
     }
 
@@ -245,7 +245,7 @@ class KeyStateStoreTest {
         // Then: the update is where the next lookup finds it, and the commit writes it
         assertThat(store.get(k("d"))).isEqualTo(state);
         store.flushCache();
-        assertThat(inner.get(KeyStateStore.storeKey(k("d")))).isNotNull();
+        assertThat(inner.get(KeyStateKeys.of(k("d")))).isNotNull();
     }
 
     @Test
@@ -287,7 +287,7 @@ class KeyStateStoreTest {
         assertThat(store.loadVirtualTime()).isEqualTo(43L);
         // Once the sweep removed it, the clock stays where it was: nothing stored depends on it
         store.setVirtualNow(200 * MS);
-        assertThat(store.evictIdle(KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
+        assertThat(store.evictIdle(IdleSweeper.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
         store.saveVirtualTime(44);
         store.flushCache();
         assertThat(store.loadVirtualTime()).isEqualTo(43L);
