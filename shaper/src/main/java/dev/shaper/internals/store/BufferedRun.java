@@ -5,8 +5,8 @@ import org.apache.kafka.common.utils.Bytes;
 
 /**
  * Consecutive records of one key queued since the last commit, in memory: the in-memory twin of a stored
- * {@link ScheduleSegment}. Appending is constant time and so is releasing the head, where a sorted map of
- * single records paid a tree walk with byte-array comparisons for each.
+ * {@link ScheduleSegment}. Appending and releasing the head are constant time, with no tree walk or byte-array
+ * comparison per record (what it replaced: docs/decisions/0002-key-state-cache.md).
  *
  * <p>A run keeps the schedule key of its first record as its position for its whole life, so its place in
  * the schedule's order never moves; records leave from the head and arrive at the tail, at most

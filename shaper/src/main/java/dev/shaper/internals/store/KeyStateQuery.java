@@ -1,7 +1,6 @@
 package dev.shaper.internals.store;
 
 import dev.shaper.internals.shaping.KeyState;
-import java.nio.ByteBuffer;
 import java.util.Set;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -42,7 +41,7 @@ public final class KeyStateQuery {
     /** Queries the store {@code storeName} on {@code partition} for {@code recordKey}. */
     public static Outcome query(KafkaStreams streams, String storeName, int partition, byte[] recordKey) {
         StateQueryResult<byte[]> state = streams.query(StateQueryRequest.inStore(storeName)
-                .withQuery(KeyQuery.<Bytes, byte[]>withKey(KeyStateStore.storeKey(recordKey)))
+                .withQuery(KeyQuery.<Bytes, byte[]>withKey(KeyStateKeys.of(recordKey)))
                 .withPartitions(Set.of(partition)).requireActive());
         QueryResult<byte[]> result = state.getPartitionResults().get(partition);
         if (result == null) {
@@ -61,11 +60,11 @@ public final class KeyStateQuery {
         }
         KeyState keyState = KeyStateCodec.decode(result.getResult());
         StateQueryResult<byte[]> clock = streams.query(StateQueryRequest.inStore(storeName)
-                .withQuery(KeyQuery.<Bytes, byte[]>withKey(KeyStateStore.clockKey()))
+                .withQuery(KeyQuery.<Bytes, byte[]>withKey(KeyStateKeys.CLOCK))
                 .withPartitions(Set.of(partition)).requireActive());
         QueryResult<byte[]> clockResult = clock.getPartitionResults().get(partition);
         Long virtualNow = clockResult == null || clockResult.isFailure() || clockResult.getResult() == null
-                ? null : ByteBuffer.wrap(clockResult.getResult()).getLong();
+                ? null : StoredVirtualClock.decode(clockResult.getResult());
         return new Outcome.Found(new Snapshot(keyState, virtualNow));
     }
 }

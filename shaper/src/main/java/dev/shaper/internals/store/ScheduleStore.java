@@ -31,11 +31,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * changelog hold after a commit is therefore exactly the records that were still queued, whatever happens
  * next. Such rewrites are what a segment's size trades against, so a run (and with it a segment) ends not only
  * at {@link ScheduleSegment#MAX_RECORDS} records but also when its dues span {@code maxSpanNanos} (a tick):
- * releases happen at ticks, so such a segment is released in at most two parts. Without that bound a slow key
- * with a long queue (10/s: one release per tick) had the rest of its head segment, up to 63 records, rewritten
- * at every commit, for every record it released. A run also ends at {@link ScheduleSegment#TARGET_BYTES}, and a
- * segment is never larger than the changelog topic takes: {@code maxStoredBytes}, as {@link RecordSize} bounds a
- * changelog record. A record that cannot be stored even alone must not be queued ({@link #fitsAlone}).
+ * releases happen at ticks, so such a segment is released in at most two parts, and a slow key with a long queue
+ * does not rewrite the rest of its head segment at every commit (figures: docs/decisions/0002-key-state-cache.md).
+ * A run also ends at {@link ScheduleSegment#TARGET_BYTES}, and a segment is never larger than the changelog topic
+ * takes: {@code maxStoredBytes}, as {@link RecordSize} bounds a changelog record. A record that cannot be stored
+ * even alone must not be queued ({@link #fitsAlone}).
  *
  * <p>A scan shows every record on its own, as an {@link Entry}, in departure order per key; the records of
  * a run or a stored segment are shown together, at the run's or segment's {@link Entry#position() position}

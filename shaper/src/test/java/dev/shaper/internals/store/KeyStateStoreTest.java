@@ -54,7 +54,7 @@ class KeyStateStoreTest {
         store.flushCache();
         // Then: only the live one is written; the other still decides its key's next record from memory
         assertThat(store.storedKeyCount()).isEqualTo(1);
-        assertThat(inner.get(KeyStateStore.storeKey(k("live")))).isNotNull();
+        assertThat(inner.get(KeyStateKeys.of(k("live")))).isNotNull();
         assertThat(store.get(k("almost"))).isEqualTo(almostIdle);
     }
 
@@ -143,6 +143,44 @@ class KeyStateStoreTest {
     }
 
     @Test
+    void shouldNotSkipAKeyThatExtendsTheOneAStepStoppedAt() {
+        // Given: after a restart, two idle states whose record keys are "a" and "ab" ("ab" sorts right after "a")
+        store.setVirtualNow(0);
+        store.put(k("a"), new KeyState(100 * MS, 0, 0, 0));
+        store.put(k("ab"), new KeyState(100 * MS, 0, 0, 0));
+        store.flushCache();
+        store.clearCache();
+        assertThat(store.storedKeyCount()).isEqualTo(2);
+        // When: steps of one entry each (the clock, then "a", then "ab"), and later passes
+        long t = 1_000 * MS;
+        for (int step = 0; step < 10; step++) {
+            store.evictIdle(t + step * IdleSweeper.MIN_PASS_INTERVAL_NANOS, 1);
+        }
+        // Then: the step after the one that stopped at "a" resumed before "ab", not after every key starting with "a"
+        assertThat(store.storedKeyCount()).isZero();
+    }
+
+    @Test
+    void shouldKeepWritingTheVirtualTimeForARestoredStateThatNoSlotKnowsOf() {
+        // Given: after a restart, an idle state "a" and a live one "ab" that no slot knows of
+        store.setVirtualNow(0);
+        store.put(k("a"), new KeyState(100 * MS, 0, 0, 0));
+        store.put(k("ab"), new KeyState(100_000 * MS, 1, 1, 1));
+        store.flushCache();
+        store.clearCache();
+        // When: a whole pass in steps of one entry, then a commit
+        long t = 1_000 * MS;
+        for (int step = 0; step < 3; step++) {
+            store.evictIdle(t, 1);
+        }
+        store.saveVirtualTime(7);
+        store.flushCache();
+        // Then: the pass did not take "ab" for known, so the clock its times count in is still written
+        assertThat(store.storedKeyCount()).isEqualTo(1);
+        assertThat(store.loadVirtualTime()).isEqualTo(7L);
+    }
+
+    @Test
     void shouldStartAPassOverTheInnerStoreAtMostOncePerIntervalAfterARestart() {
         store.setVirtualNow(0);
         store.put(k("a"), new KeyState(100 * MS, 0, 0, 0));
@@ -155,7 +193,7 @@ class KeyStateStoreTest {
         // "b" falls idle at 1.5 s, but the next pass over the inner store waits for the interval
         assertThat(store.evictIdle(t + 600 * MS, 10)).isZero();
         assertThat(store.storedKeyCount()).isEqualTo(1);
-        assertThat(store.evictIdle(t + KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
+        assertThat(store.evictIdle(t + IdleSweeper.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
         assertThat(store.storedKeyCount()).isZero();
     }
 
@@ -188,7 +226,7 @@ class KeyStateStoreTest {
         store.flushCache(); // only 3 clean slots stay in memory: two stored states have none
 
         assertThat(store.evictIdle(200 * MS, 10)).isZero(); // a pass is due a second after the last one only
-        assertThat(store.evictIdle(KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(5);
+        assertThat(store.evictIdle(IdleSweeper.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(5);
         assertThat(store.storedKeyCount()).isZero();
     }
 
@@ -207,7 +245,7 @@ class KeyStateStoreTest {
         // Then: the update is where the next lookup finds it, and the commit writes it
         assertThat(store.get(k("d"))).isEqualTo(state);
         store.flushCache();
-        assertThat(inner.get(KeyStateStore.storeKey(k("d")))).isNotNull();
+        assertThat(inner.get(KeyStateKeys.of(k("d")))).isNotNull();
     }
 
     @Test
@@ -249,7 +287,7 @@ class KeyStateStoreTest {
         assertThat(store.loadVirtualTime()).isEqualTo(43L);
         // Once the sweep removed it, the clock stays where it was: nothing stored depends on it
         store.setVirtualNow(200 * MS);
-        assertThat(store.evictIdle(KeyStateStore.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
+        assertThat(store.evictIdle(IdleSweeper.MIN_PASS_INTERVAL_NANOS, 10)).isEqualTo(1);
         store.saveVirtualTime(44);
         store.flushCache();
         assertThat(store.loadVirtualTime()).isEqualTo(43L);
