@@ -6,7 +6,7 @@ import dev.shaper.internals.admission.AdmissionDecision;
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.rules.RuleBook;
-import dev.shaper.internals.store.KeyStateStore;
+import dev.shaper.internals.store.KeyEntry;
 import java.util.Locale;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.processor.api.Record;
@@ -44,7 +44,7 @@ final class AdmissionStep {
      *
      * @param entry the record key's entry if {@link #usesKeyEntry()}, else null
      */
-    Refusal admit(Record<byte[], byte[]> record, long cost, KeyStateStore.Slot entry) {
+    Refusal admit(Record<byte[], byte[]> record, long cost, KeyEntry entry) {
         byte[] admissionKey = record.key();
         if (keyHeader != null) {
             Header header = record.headers().lastHeader(keyHeader);

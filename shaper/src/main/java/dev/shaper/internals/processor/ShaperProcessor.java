@@ -12,8 +12,9 @@ import dev.shaper.internals.shaping.LeakyBucket;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.shaping.TotalRateLimiter;
 import dev.shaper.internals.shaping.VirtualClock;
-import dev.shaper.internals.store.KeyStateStore;
+import dev.shaper.internals.store.KeyEntry;
 import dev.shaper.internals.store.QueuedRecord;
+import dev.shaper.internals.store.QueuedTotals;
 import dev.shaper.internals.store.ScheduleStore;
 import dev.shaper.internals.store.TaskQueues;
 import java.time.Duration;
@@ -80,7 +81,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.clock = new VirtualClock(settings.catchUpMaxMs(), queues.savedVirtualTime(), wallNow);
         this.total = new TotalRateLimiter(settings.taskTotalRate());
         this.outputs = new OutputChecks(settings.topicLimits(), wallNow);
-        KeyStateStore.Totals restored = queues.queuedTotals();
+        QueuedTotals restored = queues.queuedTotals();
         this.counts = metrics.registerTaskCounts(restored.records(), restored.bytes());
         context.schedule(Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME, this::release);
     }
@@ -99,7 +100,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             return;
         }
         long cost = ((CheckOutcome.Valid) checked).cost();
-        KeyStateStore.Slot entry = null;
+        KeyEntry entry = null;
         if (admission != null) {
             entry = admission.usesKeyEntry() ? queues.entry(record.key()) : null;
             Refusal limited = admission.admit(record, cost, entry);
@@ -117,7 +118,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     }
 
     /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
-    private void shape(Record<byte[], byte[]> record, long cost, KeyStateStore.Slot entry, long now, long wallNow) {
+    private void shape(Record<byte[], byte[]> record, long cost, KeyEntry entry, long now, long wallNow) {
         Arrival arrival = LeakyBucket.arrive(entry.state(), rules.ruleFor(record.key()), now, cost,
                 total.canPass(now));
         if (arrival instanceof Arrival.Pass pass) {

@@ -1,7 +1,6 @@
 package dev.shaper.internals.store;
 
 import dev.shaper.internals.shaping.KeyState;
-import dev.shaper.internals.store.KeyStateStore.Slot;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -75,10 +74,10 @@ final class IdleSweeper {
      */
     private int sweepStoredSlots(long nowNanos, int maxScanned) {
         List<KeyValue<Bytes, byte[]>> deletes = new ArrayList<>();
-        List<Slot> stillStored = new ArrayList<>();
-        Iterator<Slot> it = stored.sweepOrder();
+        List<KeyEntry> stillStored = new ArrayList<>();
+        Iterator<KeyEntry> it = stored.sweepOrder();
         for (int scanned = 0; scanned < maxScanned && it.hasNext(); scanned++) {
-            Slot slot = it.next();
+            KeyEntry slot = it.next();
             it.remove();
             if (!slot.inInner || slot.dirty) {
                 continue; // dropped meanwhile, or the next commit writes or drops it anyway (and re-adds it)
@@ -100,7 +99,7 @@ final class IdleSweeper {
     /** One step of the pass over the inner store: up to {@code maxScanned} entries from the cursor on. */
     private int continuePass(long nowNanos, int maxScanned) {
         List<Bytes> idle = new ArrayList<>();
-        List<Slot> idleSlots = new ArrayList<>();
+        List<KeyEntry> idleSlots = new ArrayList<>();
         Bytes last = null;
         boolean exhausted;
         try (KeyValueIterator<Bytes, byte[]> it = cursor == null ? inner.all() : inner.range(cursor, null)) {
@@ -118,7 +117,7 @@ final class IdleSweeper {
             idle.forEach(key -> deletes.add(KeyValue.pair(key, null)));
             inner.putAll(deletes);
         }
-        for (Slot slot : idleSlots) {
+        for (KeyEntry slot : idleSlots) {
             forget(slot);
         }
         cursor = exhausted || last == null ? null : KeyStateKeys.successor(last);
@@ -130,11 +129,11 @@ final class IdleSweeper {
     }
 
     /** Adds the entry's key to {@code idle} (and its slot, if it has one, to {@code idleSlots}) if its state is idle. */
-    private void collectIfIdle(KeyValue<Bytes, byte[]> entry, long nowNanos, List<Bytes> idle, List<Slot> idleSlots) {
+    private void collectIfIdle(KeyValue<Bytes, byte[]> entry, long nowNanos, List<Bytes> idle, List<KeyEntry> idleSlots) {
         if (KeyStateKeys.isClock(entry.key)) {
             return;
         }
-        Slot slot = cache.get(KeyStateKeys.recordKey(entry.key));
+        KeyEntry slot = cache.get(KeyStateKeys.recordKey(entry.key));
         if (slot != null && slot.dirty) {
             return; // the next commit writes or drops this state anyway
         }
@@ -150,7 +149,7 @@ final class IdleSweeper {
     }
 
     /** A slot whose state the sweep deleted: its key has no state any more. */
-    private void forget(Slot slot) {
+    private void forget(KeyEntry slot) {
         stored.markNotStored(slot);
         slot.state = KeyState.ABSENT;
     }

@@ -1,6 +1,5 @@
 package dev.shaper.internals.store;
 
-import dev.shaper.internals.store.KeyStateStore.Slot;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -19,8 +18,8 @@ final class KeyCache {
     private final StateCacheBudget.Share share;
     private final StoredSlots stored;
     /** By record key (no copy, no prefix: the hot path builds no store key). Access-ordered, for the LRU. */
-    private final LinkedHashMap<Bytes, Slot> slots = new LinkedHashMap<>(1024, 0.75f, true);
-    private final List<Slot> changed = new ArrayList<>();
+    private final LinkedHashMap<Bytes, KeyEntry> slots = new LinkedHashMap<>(1024, 0.75f, true);
+    private final List<KeyEntry> changed = new ArrayList<>();
 
     /** @param stored told when a slot whose state is stored leaves memory */
     KeyCache(StateCacheBudget budget, StoredSlots stored) {
@@ -30,7 +29,7 @@ final class KeyCache {
     }
 
     /** The slot of {@code recordKey}, or null; counts as a use. */
-    Slot get(Bytes recordKey) {
+    KeyEntry get(Bytes recordKey) {
         return slots.get(recordKey);
     }
 
@@ -38,7 +37,7 @@ final class KeyCache {
      * Adds the slot a lookup is about to hand out; if the instance is now over its bound, drops others (never this
      * one: its caller will update it).
      */
-    void add(Bytes recordKey, Slot slot, long virtualNowNanos) {
+    void add(Bytes recordKey, KeyEntry slot, long virtualNowNanos) {
         slots.put(recordKey, slot);
         long over = share.add();
         if (over > 0) {
@@ -51,13 +50,13 @@ final class KeyCache {
      * Lists a slot that has just become dirty. Returns whether the changed slots are now past this store's share of
      * the bound: they cannot be dropped, so the store must write them ahead of the commit to keep them bounded.
      */
-    boolean addChanged(Slot slot) {
+    boolean addChanged(KeyEntry slot) {
         changed.add(slot);
         return changed.size() > budget.share();
     }
 
     /** The slots changed since the last commit; {@link #clearChanged} once they are written. */
-    List<Slot> changed() {
+    List<KeyEntry> changed() {
         return changed;
     }
 
@@ -99,11 +98,11 @@ final class KeyCache {
      * update it, and an update of a slot no longer in memory would be lost until the commit and then written behind
      * the layer's back.
      */
-    private void dropCleanSlots(long count, Slot handedOut, long virtualNowNanos) {
+    private void dropCleanSlots(long count, KeyEntry handedOut, long virtualNowNanos) {
         long dropped = 0;
-        Iterator<Slot> it = slots.values().iterator();
+        Iterator<KeyEntry> it = slots.values().iterator();
         while (dropped < count && it.hasNext()) {
-            Slot slot = it.next();
+            KeyEntry slot = it.next();
             if (slot != handedOut && !slot.dirty && (slot.inInner || slot.state.isIdleAt(virtualNowNanos))) {
                 it.remove();
                 dropped++;

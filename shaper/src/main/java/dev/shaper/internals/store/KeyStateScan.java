@@ -19,7 +19,7 @@ final class KeyStateScan {
      * What the stored states say is queued, so that a task's queue gauges include what it restored. Only keys with
      * something queued or a recent past are stored, not every key seen.
      */
-    static KeyStateStore.Totals queuedTotals(KeyValueStore<Bytes, byte[]> inner) {
+    static QueuedTotals queuedTotals(KeyValueStore<Bytes, byte[]> inner) {
         long records = 0;
         long bytes = 0;
         try (KeyValueIterator<Bytes, byte[]> it = inner.all()) {
@@ -32,7 +32,7 @@ final class KeyStateScan {
                 }
             }
         }
-        return new KeyStateStore.Totals(records, bytes);
+        return new QueuedTotals(records, bytes);
     }
 
     /** How many key states the inner store holds. */

@@ -36,63 +36,11 @@ public final class KeyStateStore extends WriteBehindStore {
      */
     static final long PERSIST_SLACK_NANOS = 1_000_000L;
 
-    /**
-     * One key's state as the layer knows it, handed to the processor so that reading and updating a key
-     * costs one lookup. Valid until the next call of this store's other methods.
-     */
-    public final class Slot {
-        /** The key in the inner store (with its prefix). */
-        final Bytes key;
-        KeyState state;
-        /** Changed since the last commit: listed in the {@link KeyCache}'s changed slots, and not droppable. */
-        boolean dirty;
-        /**
-         * Whether the inner store holds an entry for this key (so dropping the state needs a delete); changed only
-         * through {@link StoredSlots}.
-         */
-        boolean inInner;
-        /** What another stage keeps in memory for this key; see {@link #attachment()}. */
-        private Object attachment;
-
-        Slot(Bytes key, KeyState state) {
-            this.key = key;
-            this.state = state;
-        }
-
-        public KeyState state() {
-            return state;
-        }
-
-        /**
-         * What another stage of the task keeps for this key beside its state, so that it need not look the key
-         * up in a map of its own (admission keeps the key's bucket here). In memory only: never persisted, and
-         * gone when the slot is dropped, so a user must be able to find it again.
-         */
-        public Object attachment() {
-            return attachment;
-        }
-
-        public void attach(Object attachment) {
-            this.attachment = attachment;
-        }
-
-        public void update(KeyState newState) {
-            state = newState;
-            if (!dirty) {
-                dirty = true;
-                // Written ahead of the commit once past the store's share of the bound: changed slots cannot be
-                // dropped, and this is what keeps them bounded however long the commit interval.
-                if (cache.addChanged(this)) {
-                    writeBuffer();
-                }
-            }
-        }
-    }
-
     private final StoredVirtualClock clock;
     private final StoredSlots stored = new StoredSlots();
     private final KeyCache cache;
     private final IdleSweeper sweeper;
+    private final KeyEntry.ChangeListener changes = this::firstChange;
 
     /** @param budget the bound on the slots in memory, shared with the instance's other key-state stores */
     public KeyStateStore(KeyValueStore<Bytes, byte[]> inner, StateCacheBudget budget) {
@@ -103,19 +51,19 @@ public final class KeyStateStore extends WriteBehindStore {
     }
 
     /** The slot of {@code recordKey}, to read its state ({@link KeyState#ABSENT} for none) and update it. */
-    public Slot slot(byte[] recordKey) {
+    public KeyEntry entry(byte[] recordKey) {
         Bytes key = Bytes.wrap(recordKey);
-        Slot slot = cache.get(key);
+        KeyEntry slot = cache.get(key);
         return slot != null ? slot : readThrough(key, recordKey);
     }
 
     /** The state of {@code recordKey}; {@link KeyState#ABSENT} for a key with none. */
     public KeyState get(byte[] recordKey) {
-        return slot(recordKey).state;
+        return entry(recordKey).state;
     }
 
     public void put(byte[] recordKey, KeyState state) {
-        slot(recordKey).update(state);
+        entry(recordKey).update(state);
     }
 
     /** Tells the layer the task's virtual time, which decides which states are idle. */
@@ -144,15 +92,11 @@ public final class KeyStateStore extends WriteBehindStore {
         return sweeper.evictIdle(nowNanos, maxScanned);
     }
 
-    /** Records and stored bytes queued in one task. */
-    public record Totals(long records, long bytes) {
-    }
-
     /**
      * What the stored states say is queued: a full scan, made once when a task starts so that the queue gauges
      * include what it restored.
      */
-    public Totals queuedTotals() {
+    public QueuedTotals queuedTotals() {
         return KeyStateScan.queuedTotals(inner);
     }
 
@@ -166,11 +110,22 @@ public final class KeyStateStore extends WriteBehindStore {
         return KeyStateScan.count(inner);
     }
 
+    /**
+     * Lists a changed entry for the commit, and writes ahead of the commit once the changed entries pass the store's
+     * share of the bound: changed entries cannot be dropped, and this keeps them bounded however long the commit
+     * interval.
+     */
+    private void firstChange(KeyEntry entry) {
+        if (cache.addChanged(entry)) {
+            writeBuffer();
+        }
+    }
+
     /** A key with no slot: its state is read from the inner store once, then kept in a new slot. */
-    private Slot readThrough(Bytes key, byte[] recordKey) {
+    private KeyEntry readThrough(Bytes key, byte[] recordKey) {
         Bytes storeKey = KeyStateKeys.of(recordKey);
         byte[] raw = inner.get(storeKey);
-        Slot slot = new Slot(storeKey, raw == null ? KeyState.ABSENT : KeyStateCodec.decode(raw));
+        KeyEntry slot = new KeyEntry(storeKey, raw == null ? KeyState.ABSENT : KeyStateCodec.decode(raw), changes);
         if (raw != null) {
             stored.markStored(slot);
         }
@@ -185,9 +140,9 @@ public final class KeyStateStore extends WriteBehindStore {
     @Override
     protected void writeBuffer() {
         long now = clock.now();
-        List<Slot> changed = cache.changed();
+        List<KeyEntry> changed = cache.changed();
         List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(changed.size() + 1);
-        for (Slot slot : changed) {
+        for (KeyEntry slot : changed) {
             slot.dirty = false;
             addToCommit(slot, now, batch);
         }
@@ -200,7 +155,7 @@ public final class KeyStateStore extends WriteBehindStore {
     }
 
     /** What a commit does with one changed slot's state: delete it, keep it in memory only, or write it. */
-    private void addToCommit(Slot slot, long now, List<KeyValue<Bytes, byte[]>> batch) {
+    private void addToCommit(KeyEntry slot, long now, List<KeyValue<Bytes, byte[]>> batch) {
         if (slot.state.isIdleAt(now)) {
             if (slot.inInner) {
                 batch.add(KeyValue.pair(slot.key, null));

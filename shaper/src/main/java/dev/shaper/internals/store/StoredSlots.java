@@ -1,6 +1,5 @@
 package dev.shaper.internals.store;
 
-import dev.shaper.internals.store.KeyStateStore.Slot;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -21,7 +20,7 @@ final class StoredSlots {
      * fall idle in the inner store while nothing is untracked. Entries that have since become dirty or left the inner
      * store are skipped and removed by the sweep.
      */
-    private final LinkedHashSet<Slot> sweepOrder = new LinkedHashSet<>();
+    private final LinkedHashSet<KeyEntry> sweepOrder = new LinkedHashSet<>();
     /** How many slots have their state in the inner store. */
     private int count;
     private boolean untracked = true;
@@ -30,7 +29,7 @@ final class StoredSlots {
     private long passStartUntrackedEvents;
 
     /** The slot's state is in the inner store (again): the sweep looks at it, and the count counts it once. */
-    void markStored(Slot slot) {
+    void markStored(KeyEntry slot) {
         if (!slot.inInner) {
             slot.inInner = true;
             count++;
@@ -39,7 +38,7 @@ final class StoredSlots {
     }
 
     /** The slot's state has left the inner store. */
-    void markNotStored(Slot slot) {
+    void markNotStored(KeyEntry slot) {
         if (slot.inInner) {
             slot.inInner = false;
             count--;
@@ -47,7 +46,7 @@ final class StoredSlots {
     }
 
     /** The slot left memory; if the inner store holds its state, no slot knows of that state any more. */
-    void leftMemory(Slot slot) {
+    void leftMemory(KeyEntry slot) {
         if (slot.inInner) {
             sweepOrder.remove(slot);
             count--;
@@ -79,12 +78,12 @@ final class StoredSlots {
     }
 
     /** The stored slots, oldest first; the sweep removes each it looks at and {@link #requeue}s those still stored. */
-    Iterator<Slot> sweepOrder() {
+    Iterator<KeyEntry> sweepOrder() {
         return sweepOrder.iterator();
     }
 
     /** Puts slots still stored at the back of the sweep's line. */
-    void requeue(Collection<Slot> slots) {
+    void requeue(Collection<KeyEntry> slots) {
         sweepOrder.addAll(slots);
     }
 

@@ -69,7 +69,7 @@ public final class TaskQueues {
     }
 
     /** Records and bytes queued in the task, as its stored states say: a full scan, once when the task starts. */
-    public KeyStateStore.Totals queuedTotals() {
+    public QueuedTotals queuedTotals() {
         return keyStates.queuedTotals();
     }
 
@@ -79,12 +79,12 @@ public final class TaskQueues {
     }
 
     /** The entry of {@code key}: its state, to read and update, valid until the next call of these queues. */
-    public KeyStateStore.Slot entry(byte[] key) {
-        return keyStates.slot(key);
+    public KeyEntry entry(byte[] key) {
+        return keyStates.entry(key);
     }
 
     /** The record of {@code key} leaves at once: the key's state becomes {@code newState}. */
-    public void pass(KeyStateStore.Slot entry, KeyState newState) {
+    public void pass(KeyEntry entry, KeyState newState) {
         entry.update(newState);
     }
 
@@ -93,7 +93,7 @@ public final class TaskQueues {
      * (plus the record's bytes). A record too large for the schedule store's changelog does not join the queue and
      * leaves the key's state as it was.
      */
-    public Enqueued enqueue(KeyStateStore.Slot entry, byte[] key, long dueNanos, KeyState newState, long timestamp,
+    public Enqueued enqueue(KeyEntry entry, byte[] key, long dueNanos, KeyState newState, long timestamp,
                             long enqueuedWallMs, long cost, Headers headers, byte[] value) {
         byte[] stored = new QueuedRecord(timestamp, enqueuedWallMs, cost, headers, value).encode();
         if (!schedule.fitsAlone(key, stored)) {
@@ -138,7 +138,7 @@ public final class TaskQueues {
             return true; // FIFO: once a key is held back, so are its later records
         }
         long cost = QueuedRecord.costOf(entry.value());
-        KeyStateStore.Slot slot = keyStates.slot(key);
+        KeyEntry slot = keyStates.entry(key);
         KeyState after = scanPolicy.release(key, slot.state(), cost);
         if (after == null) {
             heldBack.add(wrapped);

@@ -23,7 +23,6 @@ class IdleSweeperTest {
     private StoredSlots stored;
     private KeyCache cache;
     private IdleSweeper sweeper;
-    private KeyStateStore owner;
 
     @BeforeEach
     void setUp() {
@@ -31,13 +30,12 @@ class IdleSweeperTest {
         stored = new StoredSlots();
         cache = new KeyCache(new StateCacheBudget(100), stored);
         sweeper = new IdleSweeper(inner, cache, stored);
-        owner = new KeyStateStore(KeyStateFixtures.innerStore("other"), new StateCacheBudget(10));
     }
 
     /** A slot in the cache for a state the inner store holds. */
-    private KeyStateStore.Slot storedSlot(String key, KeyState state) {
+    private KeyEntry storedSlot(String key, KeyState state) {
         putStored(inner, key, state);
-        KeyStateStore.Slot slot = slot(owner, key, state);
+        KeyEntry slot = slot(key, state);
         stored.markStored(slot);
         cache.add(Bytes.wrap(k(key)), slot, 0);
         return slot;
@@ -51,9 +49,9 @@ class IdleSweeperTest {
     void shouldPassOverTheInnerStoreLeavingTheClockAndChangedSlotsAlone() {
         inner.put(KeyStateKeys.CLOCK, StoredVirtualClock.encode(5));
         putStored(inner, "untracked-idle", IDLE_BY_1S);
-        KeyStateStore.Slot changed = storedSlot("changed", IDLE_BY_1S);
+        KeyEntry changed = storedSlot("changed", IDLE_BY_1S);
         changed.dirty = true;
-        KeyStateStore.Slot clean = storedSlot("clean", IDLE_BY_1S);
+        KeyEntry clean = storedSlot("clean", IDLE_BY_1S);
 
         assertThat(sweeper.evictIdle(T, 10)).isEqualTo(2);
 
@@ -79,7 +77,7 @@ class IdleSweeperTest {
 
     @Test
     void shouldStayOnPassesWhenAStoredSlotLeftMemoryDuringThePass() {
-        KeyStateStore.Slot leaving = storedSlot("a", QUEUED);
+        KeyEntry leaving = storedSlot("a", QUEUED);
         storedSlot("b", QUEUED);
         sweeper.evictIdle(T, 1); // one step: the pass is under way
         stored.leftMemory(leaving);
@@ -91,10 +89,10 @@ class IdleSweeperTest {
     void shouldSweepTheStoredSlotsOldestFirstWithoutIteratingTheInnerStore() {
         stored.passStarted();
         stored.passEnded(false); // every stored state has a slot
-        KeyStateStore.Slot live = storedSlot("live", QUEUED);
-        KeyStateStore.Slot changed = storedSlot("changed", IDLE_BY_1S);
+        KeyEntry live = storedSlot("live", QUEUED);
+        KeyEntry changed = storedSlot("changed", IDLE_BY_1S);
         changed.dirty = true;
-        KeyStateStore.Slot idle = storedSlot("idle", IDLE_BY_1S);
+        KeyEntry idle = storedSlot("idle", IDLE_BY_1S);
         // A state no slot knows of (which a tracked store cannot hold) shows that the inner store is not iterated
         putStored(inner, "not-looked-at", IDLE_BY_1S);
 

@@ -19,29 +19,27 @@ class KeyCacheTest {
     private StateCacheBudget budget;
     private StoredSlots stored;
     private KeyCache cache;
-    private KeyStateStore owner;
 
     @BeforeEach
     void setUp() {
         budget = new StateCacheBudget(2);
         stored = new StoredSlots();
         cache = new KeyCache(budget, stored);
-        owner = new KeyStateStore(KeyStateFixtures.innerStore("keys"), new StateCacheBudget(10));
     }
 
-    private KeyStateStore.Slot add(String key, KeyState state) {
-        KeyStateStore.Slot slot = slot(owner, key, state);
+    private KeyEntry add(String key, KeyState state) {
+        KeyEntry slot = slot(key, state);
         cache.add(Bytes.wrap(k(key)), slot, NOW);
         return slot;
     }
 
     /** Marks the slot changed, as its update does; returns whether the cache asks for a write ahead. */
-    private boolean change(KeyStateStore.Slot slot) {
+    private boolean change(KeyEntry slot) {
         slot.dirty = true;
         return cache.addChanged(slot);
     }
 
-    private KeyStateStore.Slot get(String key) {
+    private KeyEntry get(String key) {
         return cache.get(Bytes.wrap(k(key)));
     }
 
@@ -60,11 +58,11 @@ class KeyCacheTest {
     @Test
     void shouldKeepChangedSlotsStatesInMemoryOnlyAndTheSlotItHandsOut() {
         // Given: a changed slot and a live one whose state is in memory only, filling the bound
-        KeyStateStore.Slot changed = add("changed", KeyState.ABSENT);
+        KeyEntry changed = add("changed", KeyState.ABSENT);
         change(changed);
         add("memory-only", new KeyState(NOW + KeyStateStore.PERSIST_SLACK_NANOS, 0, 0, 0));
         // When: a third slot is handed out, over the bound, with nothing else to drop
-        KeyStateStore.Slot handedOut = add("new", KeyState.ABSENT);
+        KeyEntry handedOut = add("new", KeyState.ABSENT);
         // Then: all three stay, and the instance is over its bound until a commit
         assertThat(get("changed")).isSameAs(changed);
         assertThat(get("memory-only")).isNotNull();
@@ -76,7 +74,7 @@ class KeyCacheTest {
     void shouldDropAStoredSlotWhateverItsStateAndSayThatItsStateIsNoLongerTracked() {
         stored.passStarted();
         stored.passEnded(false);
-        KeyStateStore.Slot storedLive = add("stored", LIVE);
+        KeyEntry storedLive = add("stored", LIVE);
         stored.markStored(storedLive);
         add("b", LIVE);
         add("c", KeyState.ABSENT);
@@ -102,7 +100,7 @@ class KeyCacheTest {
         }
         assertThat(cache.size()).isEqualTo(3);
         // As a commit does: the changes are written, so their slots are clean and stored
-        for (KeyStateStore.Slot slot : cache.changed()) {
+        for (KeyEntry slot : cache.changed()) {
             slot.dirty = false;
             stored.markStored(slot);
         }

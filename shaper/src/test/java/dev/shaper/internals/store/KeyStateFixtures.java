@@ -29,9 +29,9 @@ final class KeyStateFixtures {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** A slot of {@code owner}'s kind that no part of {@code owner} knows of. */
-    static KeyStateStore.Slot slot(KeyStateStore owner, String recordKey, KeyState state) {
-        return owner.new Slot(KeyStateKeys.of(k(recordKey)), state);
+    /** An entry that no store knows of. */
+    static KeyEntry slot(String recordKey, KeyState state) {
+        return new KeyEntry(KeyStateKeys.of(k(recordKey)), state, entry -> { });
     }
 
     /** Stores {@code state} under {@code recordKey}, as a commit or a restore would. */

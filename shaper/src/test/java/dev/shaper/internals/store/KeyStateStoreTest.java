@@ -241,7 +241,7 @@ class KeyStateStoreTest {
         store.flushCache();
         // When: a fourth key's slot is handed out (one slot over the limit, and the older ones may not go) and updated
         KeyState state = new KeyState(100 * MS, 0, 0, 0);
-        store.slot(k("d")).update(state);
+        store.entry(k("d")).update(state);
         // Then: the update is where the next lookup finds it, and the commit writes it
         assertThat(store.get(k("d"))).isEqualTo(state);
         store.flushCache();

@@ -11,10 +11,9 @@ import org.junit.jupiter.api.Test;
 
 class StoredSlotsTest {
 
-    private final KeyStateStore owner = new KeyStateStore(KeyStateFixtures.innerStore("keys"), new StateCacheBudget(10));
     private final StoredSlots stored = new StoredSlots();
-    private final KeyStateStore.Slot a = slot(owner, "a", KeyState.ABSENT);
-    private final KeyStateStore.Slot b = slot(owner, "b", KeyState.ABSENT);
+    private final KeyEntry a = slot("a", KeyState.ABSENT);
+    private final KeyEntry b = slot("b", KeyState.ABSENT);
 
     @Test
     void shouldCountEachStoredSlotOnce() {
@@ -77,8 +76,8 @@ class StoredSlotsTest {
         stored.markStored(a);
         stored.markStored(b);
         stored.markStored(a); // stored again: keeps its place
-        List<KeyStateStore.Slot> seen = new ArrayList<>();
-        Iterator<KeyStateStore.Slot> it = stored.sweepOrder();
+        List<KeyEntry> seen = new ArrayList<>();
+        Iterator<KeyEntry> it = stored.sweepOrder();
         seen.add(it.next());
         it.remove();
         stored.requeue(seen);

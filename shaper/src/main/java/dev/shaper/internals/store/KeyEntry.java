@@ -1,0 +1,61 @@
+package dev.shaper.internals.store;
+
+import dev.shaper.internals.shaping.KeyState;
+import org.apache.kafka.common.utils.Bytes;
+
+/**
+ * One key of a task, as the key-state layer holds it in memory: its leaky-bucket state, and what admission keeps for
+ * the key. Found by one lookup per record ({@link TaskQueues#entry}); valid until the next call of the store.
+ */
+public final class KeyEntry {
+
+    /** Told when an entry changes for the first time since the last commit. */
+    interface ChangeListener {
+        void firstChange(KeyEntry entry);
+    }
+
+    /** The key in the inner store (with its prefix). */
+    final Bytes key;
+    private final ChangeListener listener;
+    KeyState state;
+    /** Changed since the last commit: listed in the {@link KeyCache}'s changed entries, and not droppable. */
+    boolean dirty;
+    /**
+     * Whether the inner store holds an entry for this key (so dropping the state needs a delete); changed only
+     * through {@link StoredSlots}.
+     */
+    boolean inInner;
+    /** What admission keeps for this key; see {@link #attachment()}. */
+    private Object attachment;
+
+    KeyEntry(Bytes key, KeyState state, ChangeListener listener) {
+        this.key = key;
+        this.state = state;
+        this.listener = listener;
+    }
+
+    public KeyState state() {
+        return state;
+    }
+
+    /**
+     * What admission keeps for this key beside its state, so that it need not look the key up in a map of its own.
+     * In memory only: never persisted, and gone when the entry is dropped, so it must be found again then.
+     */
+    public Object attachment() {
+        return attachment;
+    }
+
+    public void attach(Object attachment) {
+        this.attachment = attachment;
+    }
+
+    /** The key's state becomes {@code newState}, written at the next commit (or earlier, see {@link KeyCache}). */
+    public void update(KeyState newState) {
+        state = newState;
+        if (!dirty) {
+            dirty = true;
+            listener.firstChange(this);
+        }
+    }
+}

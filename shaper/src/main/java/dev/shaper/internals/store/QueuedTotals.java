@@ -1,0 +1,5 @@
+package dev.shaper.internals.store;
+
+/** Records queued in one task, and the bytes they take in its schedule store. */
+public record QueuedTotals(long records, long bytes) {
+}
