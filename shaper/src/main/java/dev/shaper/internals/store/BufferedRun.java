@@ -1,5 +1,6 @@
 package dev.shaper.internals.store;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.apache.kafka.common.utils.Bytes;
 
@@ -48,6 +49,15 @@ final class BufferedRun {
         long span = dueNanos - dues[0];
         return !isEmpty() && size < ScheduleSegment.MAX_RECORDS && span >= 0 && span < maxSpanNanos
                 && (long) segmentBytes + ScheduleSegment.RECORD_HEADER + valueBytes <= maxSegmentBytes;
+    }
+
+    /** One {@link ScheduleSegment} of the records this run still holds. */
+    byte[] encode() {
+        ByteBuffer segment = ScheduleSegment.start(segmentBytes());
+        for (int i = head(); i < size(); i++) {
+            ScheduleSegment.append(segment, dueAt(i), valueAt(i));
+        }
+        return segment.array();
     }
 
     /** The bytes of a {@link ScheduleSegment} of the records this run still holds. */

@@ -35,14 +35,14 @@ final class ScheduleSegment {
     private ScheduleSegment() {
     }
 
-    /** One segment of what {@code run} still holds. */
-    static byte[] encode(BufferedRun run) {
-        ByteBuffer buf = ByteBuffer.allocate(run.segmentBytes()).put(VERSION);
-        for (int i = run.head(); i < run.size(); i++) {
-            byte[] value = run.valueAt(i);
-            buf.putLong(run.dueAt(i)).putInt(value.length).put(value);
-        }
-        return buf.array();
+    /** A segment of {@code segmentBytes} in all, its records to be added with {@link #append}. */
+    static ByteBuffer start(int segmentBytes) {
+        return ByteBuffer.allocate(segmentBytes).put(VERSION);
+    }
+
+    /** Adds a record due at {@code dueNanos} to a segment begun by {@link #start}. */
+    static void append(ByteBuffer segment, long dueNanos, byte[] value) {
+        segment.putLong(dueNanos).putInt(value.length).put(value);
     }
 
     /** Fails with a message naming the entry when {@code segment} is not in this layout. */

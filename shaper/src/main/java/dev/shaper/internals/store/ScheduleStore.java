@@ -317,7 +317,7 @@ public final class ScheduleStore extends WriteBehindStore {
         for (BufferedRun run : runs.values()) {
             Bytes firstRemaining = run.head() == 0 ? run.position()
                     : ScheduleKeys.of(run.dueAt(run.head()), run.recordKey());
-            batch.add(KeyValue.pair(firstRemaining, ScheduleSegment.encode(run)));
+            batch.add(KeyValue.pair(firstRemaining, run.encode()));
         }
         inner.putAll(batch);
         discardBuffer(); // the next scan opens what it needs again; its start lies before all of it
