@@ -40,16 +40,6 @@ public final class AdmissionController implements AutoCloseable {
     /** Where decisions are made right now. */
     public enum Backend { REDIS, LOCAL }
 
-    /**
-     * A place the caller keeps per key, where admission may leave what spares it a lookup at the key's next
-     * record (see {@link #admit(byte[], AdmissionRule, long, KeyMemo)}). What it holds is opaque to the caller.
-     */
-    public interface KeyMemo {
-        Object admissionMemo();
-
-        void admissionMemo(Object memo);
-    }
-
     private final RedisTokenBuckets redis;
     private final AdmissionMode mode;
     private final LocalTokenBuckets local = new LocalTokenBuckets();
@@ -152,18 +142,17 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     /**
-     * Like {@link #admit(byte[], AdmissionRule, long)}, with a {@code memo} the caller keeps for this key beside
-     * state it looks up per record anyway (null for none). In batched mode the memo holds the key's local
-     * mirror, so that a record does not look it up in the mirrors shared by all stream threads: with 10,000 keys
-     * that lookup missed the CPU caches and cost the stream thread about 0.3 us per record, most of what batched
-     * admission cost. A memo whose mirror a sync has forgotten is noticed and refreshed. Other modes leave the
-     * memo alone.
+     * Like {@link #admit(byte[], AdmissionRule, long)}, with what admission keeps for this key in state the
+     * caller looks up per record anyway ({@code perKey}, null for none). In batched mode it holds the key's
+     * local mirror, so that a record does not look it up in the mirrors shared by all stream threads, a CPU-cache
+     * miss per record with many keys. A mirror a sync has forgotten is noticed and replaced. Other modes leave
+     * {@code perKey} alone.
      */
-    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyMemo memo) {
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyAdmission perKey) {
         long now = nanoTime.getAsLong();
         if (onRedis.get()) {
             if (mode == AdmissionMode.BATCHED) {
-                return batched.tryTake(admissionKey, rule, cost, now, memo);
+                return batched.tryTake(admissionKey, rule, cost, now, perKey);
             }
             try {
                 AdmissionDecision decision = redis.take(admissionKey, rule, cost);

@@ -20,7 +20,7 @@ import org.apache.kafka.common.utils.Bytes;
 final class BatchedTokenBuckets {
 
     /** The local mirror of one key's shared bucket; its fields are guarded by its own lock. */
-    private static final class Mirror {
+    static final class Mirror {
         final byte[] key;
         final TokenBucket bucket;
         AdmissionRule rule;
@@ -50,13 +50,12 @@ final class BatchedTokenBuckets {
     /**
      * Takes {@code cost} tokens from the mirror of {@code key} if it holds enough.
      *
-     * @param memo where the caller keeps this key's mirror between its records (null for none): used while the
-     *             sync has not forgotten it, replaced when it has
+     * @param perKey where the caller keeps this key's mirror between its records (null for none): used while
+     *               the sync has not forgotten it, replaced when it has
      */
-    AdmissionDecision tryTake(byte[] key, AdmissionRule rule, double cost, long nowNanos,
-                              AdmissionController.KeyMemo memo) {
-        if (memo != null && memo.admissionMemo() instanceof Mirror kept) {
-            AdmissionDecision decision = tryTake(kept, rule, cost, nowNanos);
+    AdmissionDecision tryTake(byte[] key, AdmissionRule rule, double cost, long nowNanos, KeyAdmission perKey) {
+        if (perKey != null && perKey.mirror != null) {
+            AdmissionDecision decision = tryTake(perKey.mirror, rule, cost, nowNanos);
             if (decision != null) {
                 return decision;
             }
@@ -64,8 +63,8 @@ final class BatchedTokenBuckets {
         AdmissionDecision decision;
         do {
             Mirror mirror = mirror(key, rule, nowNanos);
-            if (memo != null) {
-                memo.admissionMemo(mirror);
+            if (perKey != null) {
+                perKey.mirror = mirror;
             }
             decision = tryTake(mirror, rule, cost, nowNanos);
         } while (decision == null);

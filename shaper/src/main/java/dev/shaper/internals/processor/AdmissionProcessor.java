@@ -3,7 +3,9 @@ package dev.shaper.internals.processor;
 import dev.shaper.RejectReason;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionDecision;
+import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.admission.KeyAdmission;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.limits.TopicLimits;
@@ -23,56 +25,21 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
     /**
      * @param keyHeader    the header holding the admission key, or null for the record key
      * @param keyStoreName the shaping stage's key-state store, whose slots (found by record key) keep each key's
-     *                     admission memo when the record key is the admission key
+     *                     {@link KeyAdmission} when the record key is the admission key
      * @param topicLimits   what the topics take: a record too large to be shaped is rejected before it is charged
      */
     public record Settings(String nextChild, String rejectedChild, String keyHeader, String keyStoreName,
                            TopicLimits topicLimits) {
     }
 
-    /**
-     * The admission memo of one key, kept in the key's slot of the key-state store: the leaky bucket looks the
-     * slot up for the same record when admission lets it through, so admission's bucket lookup rides on a lookup
-     * that is paid anyway. The slot is looked up only when admission asks for the memo (batched mode on Redis):
-     * in other modes a rejected record must not cost a key-state read. One adapter per processor, pointed at the
-     * current record's key, so that no record allocates.
-     */
-    private static final class SlotMemo implements AdmissionController.KeyMemo {
-        private KeyStateStore keyStates;
-        private byte[] key;
-        private KeyStateStore.Slot slot;
-
-        void pointAt(byte[] recordKey) {
-            key = recordKey;
-            slot = null;
-        }
-
-        private KeyStateStore.Slot slot() {
-            if (slot == null) {
-                slot = keyStates.slot(key);
-            }
-            return slot;
-        }
-
-        @Override
-        public Object admissionMemo() {
-            return slot().attachment();
-        }
-
-        @Override
-        public void admissionMemo(Object memo) {
-            slot().attach(memo);
-        }
-    }
-
     private final Settings settings;
     private final RuleBook rules;
     private final AdmissionController admission;
     private final ShaperMetrics metrics;
-    private final SlotMemo memo = new SlotMemo();
     private final OutputChecks outputs;
     private final Rejections rejections;
     private ProcessorContext<byte[], byte[]> context;
+    private KeyStateStore keyStates;
 
     public AdmissionProcessor(Settings settings, RuleBook rules, AdmissionController admission,
                               ShaperMetrics metrics) {
@@ -88,7 +55,7 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
     @Override
     public void init(ProcessorContext<byte[], byte[]> context) {
         this.context = context;
-        memo.keyStates = context.getStateStore(settings.keyStoreName());
+        keyStates = context.getStateStore(settings.keyStoreName());
     }
 
     @Override
@@ -125,11 +92,7 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
                     + rule.burst() + " of this admission key, so no wait could admit it");
             return;
         }
-        // The memo lives in the record key's slot: usable only when the record key is the admission key.
-        memo.pointAt(admissionKey);
-        AdmissionDecision decision = admission.admit(admissionKey, rule, cost,
-                settings.keyHeader() == null ? memo : null);
-        memo.pointAt(null); // a slot is valid only until the store's next call
+        AdmissionDecision decision = admission.admit(admissionKey, rule, cost, keyAdmission(admissionKey));
         if (decision.allowed()) {
             context.forward(record, settings.nextChild());
         } else {
@@ -137,6 +100,26 @@ public final class AdmissionProcessor implements Processor<byte[], byte[], byte[
                     "admission bucket (%s tokens/s, burst %s) holds %.2f tokens, the record costs %d",
                     rule.ratePerSecond(), rule.burst(), decision.tokensLeft(), cost));
         }
+    }
+
+    /**
+     * The key's admission state, kept in the record key's slot of the key-state store (which the leaky bucket
+     * looks up for the same record when admission lets it through): only when the record key is the admission
+     * key, and only for batched admission on Redis, the one backend that keeps anything there, so that a rejected
+     * record costs no key-state read otherwise.
+     */
+    private KeyAdmission keyAdmission(byte[] admissionKey) {
+        if (settings.keyHeader() != null || admission.mode() != AdmissionMode.BATCHED
+                || admission.backend() != AdmissionController.Backend.REDIS) {
+            return null;
+        }
+        KeyStateStore.Slot slot = keyStates.slot(admissionKey); // valid only until the store's next call
+        if (slot.attachment() instanceof KeyAdmission kept) {
+            return kept;
+        }
+        KeyAdmission created = new KeyAdmission();
+        slot.attach(created);
+        return created;
     }
 
     private void reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs, String detail) {

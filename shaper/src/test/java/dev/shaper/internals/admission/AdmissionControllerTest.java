@@ -436,52 +436,37 @@ class AdmissionControllerTest {
         assertThat(controller.switchesToLocal()).isZero();
     }
 
-    /** A key's memo as the admission processor keeps it, in the key's slot. */
-    private static final class Memo implements AdmissionController.KeyMemo {
-        private Object value;
-
-        @Override
-        public Object admissionMemo() {
-            return value;
-        }
-
-        @Override
-        public void admissionMemo(Object memo) {
-            value = memo;
-        }
-    }
-
     @Test
-    void aKeysMemoKeepsItsMirrorAndOneTheSyncForgotIsReplacedWithoutLosingACharge() throws Exception {
+    void aKeysAdmissionStateKeepsItsMirrorAndOneTheSyncForgotIsReplacedWithoutLosingACharge() throws Exception {
         startRedis();
         AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
         AdmissionRule rule = new AdmissionRule(SLOW, 100);
-        Memo memo = new Memo();
+        KeyAdmission perKey = new KeyAdmission();
 
         for (int i = 0; i < 10; i++) {
-            assertThat(controller.admit(key("k"), rule, 1, memo).allowed()).isTrue();
+            assertThat(controller.admit(key("k"), rule, 1, perKey).allowed()).isTrue();
         }
-        Object mirror = memo.value;
+        BatchedTokenBuckets.Mirror mirror = perKey.mirror;
         assertThat(mirror).as("the key's mirror, kept for its next records").isNotNull();
-        assertThat(controller.admit(key("k"), rule, 0, memo).tokensLeft()).isCloseTo(90, within(0.01));
-        assertThat(memo.value).isSameAs(mirror);
+        assertThat(controller.admit(key("k"), rule, 0, perKey).tokensLeft()).isCloseTo(90, within(0.01));
+        assertThat(perKey.mirror).isSameAs(mirror);
         await("the 10 charged", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) - 90) < 0.01);
 
         // Idle for longer than the sync keeps a mirror with nothing to charge (100 sync intervals): forgotten.
         clock.addAndGet(SYNC.multipliedBy(101).toNanos());
         await("the sync forgot the idle mirror", Duration.ofSeconds(5), () -> controller.mirroredKeys() == 0);
 
-        // The stale memo is noticed: the take goes to a new mirror, which the next sync charges.
+        // The stale mirror is noticed: the take goes to a new mirror, which the next sync charges.
         for (int i = 0; i < 7; i++) {
-            assertThat(controller.admit(key("k"), rule, 1, memo).allowed()).isTrue();
+            assertThat(controller.admit(key("k"), rule, 1, perKey).allowed()).isTrue();
         }
-        assertThat(memo.value).isNotNull().isNotSameAs(mirror);
+        assertThat(perKey.mirror).isNotNull().isNotSameAs(mirror);
         assertThat(controller.mirroredKeys()).isEqualTo(1);
         await("the 7 charged", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) - 83) < 0.01);
-        // Both paths share the mirrors: a take without the memo draws on the same one.
+        // Both paths share the mirrors: a take without the key's state draws on the same one.
         await("the new mirror adopted the shared balance", Duration.ofSeconds(5),
                 () -> Math.abs(tokens(controller, "k", rule) - 83) < 0.01);
-        assertThat(controller.admit(key("k"), rule, 0, memo).tokensLeft()).isCloseTo(83, within(0.01));
+        assertThat(controller.admit(key("k"), rule, 0, perKey).tokensLeft()).isCloseTo(83, within(0.01));
     }
 
     @Test
