@@ -1,8 +1,6 @@
 package dev.shaper.internals.admission;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -42,11 +40,12 @@ public final class AdmissionController implements AutoCloseable {
 
     private final RedisTokenBuckets redis;
     private final AdmissionMode mode;
-    private final LocalTokenBuckets local = new LocalTokenBuckets();
-    private final BatchedTokenBuckets batched = new BatchedTokenBuckets();
+    private final LiveInstances liveInstances = new LiveInstances(() -> 1);
+    private final LocalBackend local = new LocalBackend(liveInstances);
+    /** Null without Redis. */
+    private final RedisBackend shared;
     private final LongSupplier nanoTime;
     private final Duration pingInterval;
-    private final Duration syncInterval;
     private final AtomicBoolean onRedis = new AtomicBoolean();
     /** Why Redis cannot be used, while admission is local although a Redis is configured; null otherwise. */
     private volatile RedisFailure failure;
@@ -55,9 +54,6 @@ public final class AdmissionController implements AutoCloseable {
     private final AtomicLong lastUnusableLogNanos = new AtomicLong(Long.MIN_VALUE / 2);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ScheduledExecutorService background;
-    private volatile IntSupplier liveInstances = () -> 1;
-    /** Refreshed by the background thread: asking Kafka Streams per record would be far too costly. */
-    private volatile int cachedLiveInstances = 1;
 
     /**
      * @param redis the shared buckets, or null to admit from local buckets only
@@ -66,7 +62,7 @@ public final class AdmissionController implements AutoCloseable {
                                Duration pingInterval, LongSupplier nanoTime) {
         this.redis = redis;
         this.mode = mode;
-        this.syncInterval = syncInterval;
+        this.shared = redis == null ? null : RedisBackend.of(mode, redis, local, syncInterval);
         this.pingInterval = pingInterval;
         this.nanoTime = nanoTime;
         this.background = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -92,15 +88,15 @@ public final class AdmissionController implements AutoCloseable {
             // With the tick alone RedisOutageIT measured 250-510 ms back to Redis at a 250 ms interval (two
             // intervals are promised); with this, 100-150 ms.
             redis.onConnected(this::monitorSoon);
-            if (mode == AdmissionMode.BATCHED) {
-                background.scheduleWithFixedDelay(this::sync, syncInterval.toMillis(), syncInterval.toMillis(),
-                        TimeUnit.MILLISECONDS);
+            Duration sync = shared.syncInterval();
+            if (sync != null) {
+                background.scheduleWithFixedDelay(this::sync, sync.toMillis(), sync.toMillis(), TimeUnit.MILLISECONDS);
             }
         } else {
             LOG.info("Admission: no Redis configured; admitting from local buckets");
         }
         background.scheduleWithFixedDelay(() -> local.evictFull(nanoTime.getAsLong()), 10, 10, TimeUnit.SECONDS);
-        background.scheduleWithFixedDelay(this::refreshLiveInstances, 0, pingInterval.toMillis(),
+        background.scheduleWithFixedDelay(liveInstances::refresh, 0, pingInterval.toMillis(),
                 TimeUnit.MILLISECONDS);
     }
 
@@ -132,8 +128,7 @@ public final class AdmissionController implements AutoCloseable {
 
     /** Tells the controller how many shaper instances are live; the local fallback divides by this. */
     public void setLiveInstances(IntSupplier liveInstances) {
-        this.liveInstances = liveInstances;
-        refreshLiveInstances();
+        this.liveInstances.countWith(liveInstances);
     }
 
     /** Takes {@code cost} tokens for {@code admissionKey} under {@code rule}, if the bucket allows it. */
@@ -151,27 +146,20 @@ public final class AdmissionController implements AutoCloseable {
     public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyAdmission perKey) {
         long now = nanoTime.getAsLong();
         if (onRedis.get()) {
-            if (mode == AdmissionMode.BATCHED) {
-                return batched.tryTake(admissionKey, rule, cost, now, perKey);
-            }
             try {
-                AdmissionDecision decision = redis.take(admissionKey, rule, cost);
-                // The balance last known from Redis: where this key's local bucket starts if Redis fails.
-                local.seed(admissionKey, rule, localShare(rule, cost), decision.tokensLeft() / liveInstances(), now);
-                return decision;
+                return shared.admit(admissionKey, rule, cost, perKey, now);
             } catch (RedisUnavailableException e) {
                 switchToLocal(e);
             } catch (BucketUnusableException e) {
                 unusableBucket(e);
-                return local.tryTake(admissionKey, rule, localShare(rule, cost), cost, now);
             }
         }
-        return local.tryTake(admissionKey, rule, localShare(rule, cost), cost, now);
+        return local.admit(admissionKey, rule, cost, perKey, now);
     }
 
-    /** How many keys the batched mode mirrors right now (for tests). */
-    int mirroredKeys() {
-        return batched.size();
+    /** The backend that decides while admission is on Redis; null without Redis (for tests). */
+    RedisBackend redisBackend() {
+        return shared;
     }
 
     /** Reports the latency of every Redis call to {@code observer}; nothing happens without Redis. */
@@ -211,26 +199,9 @@ public final class AdmissionController implements AutoCloseable {
         return why == null ? null : "admission on local buckets: Redis " + redis.description() + " " + why.describe();
     }
 
-    /**
-     * This instance's share of {@code rule} while admitting locally. The burst is never below the record's
-     * cost: a record the shared bucket could admit (cost up to its burst) must stay admissible in an outage.
-     */
-    private AdmissionRule localShare(AdmissionRule rule, long cost) {
-        AdmissionRule share = rule.share(liveInstances());
-        return share.burst() >= cost ? share : new AdmissionRule(share.ratePerSecond(), cost);
-    }
-
     /** The live shaper instances as last counted. */
     public int liveInstances() {
-        return cachedLiveInstances;
-    }
-
-    private void refreshLiveInstances() {
-        try {
-            cachedLiveInstances = Math.max(1, liveInstances.getAsInt());
-        } catch (RuntimeException e) {
-            // Kafka Streams not running yet (or any more): keep the last count
-        }
+        return liveInstances.count();
     }
 
     /** Logs an unusable bucket at most once a minute: a busy key must not flood the log. */
@@ -283,47 +254,14 @@ public final class AdmissionController implements AutoCloseable {
         }
     }
 
-    /**
-     * Before admission returns to Redis: lowers each shared bucket to at most what the local buckets say is left
-     * of it (this instance's balance times the live instances), and sets the batched mirrors to the result. Only
-     * keys whose local bucket is not full are sent: a full one would change nothing. False if Redis failed.
-     */
+    /** Before admission returns to Redis: writes the local balances back (see {@link HandBack}). False if Redis failed. */
     private boolean handBack() {
-        long now = nanoTime.getAsLong();
-        int instances = liveInstances();
-        List<LocalTokenBuckets.Balance> balances = local.notFull(now);
         try {
-            for (int from = 0; from < balances.size(); from += BatchedTokenBuckets.CHARGE_CHUNK) {
-                List<LocalTokenBuckets.Balance> chunk = balances.subList(from,
-                        Math.min(balances.size(), from + BatchedTokenBuckets.CHARGE_CHUNK));
-                List<RedisTokenBuckets.Charge> ceilings = new ArrayList<>(chunk.size());
-                for (LocalTokenBuckets.Balance b : chunk) {
-                    // The local balance started from the mirror's, which already counts what the next sync will
-                    // charge: add that back, or it would be taken twice. A debt cannot be a ceiling: 0 at least.
-                    double pending = mode == AdmissionMode.BATCHED ? batched.pending(b.key()) : 0;
-                    ceilings.add(new RedisTokenBuckets.Charge(b.key(), b.shared(),
-                            Math.max(0, b.tokens() * instances + pending)));
-                }
-                List<Double> after = redis.cap(ceilings);
-                if (mode == AdmissionMode.BATCHED) {
-                    for (int i = 0; i < chunk.size(); i++) {
-                        batched.adopt(chunk.get(i).key(), after.get(i), now);
-                    }
-                }
-            }
+            shared.handBack(nanoTime.getAsLong());
             return true;
         } catch (RedisUnavailableException e) {
             failure = RedisFailure.of(e);
             return false;
-        }
-    }
-
-    /** Local buckets start from this instance's share of the mirrors' balances: what Redis last said, less use. */
-    private void seedFromMirrors() {
-        long now = nanoTime.getAsLong();
-        int instances = liveInstances();
-        for (LocalTokenBuckets.Balance b : batched.balances(now)) {
-            local.seed(b.key(), b.shared(), b.shared().share(instances), b.tokens() / instances, now);
         }
     }
 
@@ -332,9 +270,8 @@ public final class AdmissionController implements AutoCloseable {
             return;
         }
         try {
-            batched.sync(redis, nanoTime.getAsLong(), syncInterval.toNanos() * 100);
+            shared.sync(nanoTime.getAsLong());
         } catch (RedisUnavailableException e) {
-            seedFromMirrors(); // before the switch: no record may find a fresh local bucket meanwhile
             switchToLocal(e);
         } catch (RuntimeException e) {
             LOG.error("Admission: batched sync failed unexpectedly", e);
@@ -361,10 +298,10 @@ public final class AdmissionController implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (redis != null) {
-            if (mode == AdmissionMode.BATCHED && onRedis.get() && !Thread.currentThread().isInterrupted()) {
+            if (onRedis.get() && !Thread.currentThread().isInterrupted()) {
                 // Otherwise the consumption admitted since the last sync would never reach the shared buckets.
                 try {
-                    batched.sync(redis, nanoTime.getAsLong(), 0);
+                    shared.flush(nanoTime.getAsLong());
                 } catch (RedisUnavailableException e) {
                     LOG.warn("Admission: on close, could not charge the last batch to Redis {}: {}",
                             redis.description(), e.getMessage());

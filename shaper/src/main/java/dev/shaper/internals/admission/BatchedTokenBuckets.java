@@ -17,7 +17,7 @@ import org.apache.kafka.common.utils.Bytes;
  * {@code (N - 1) x (B + r x S)} tokens more than the bucket allows. The excess is charged at the next sync
  * (the shared balance may go negative), so it is paid back and the long-run rate holds.
  */
-final class BatchedTokenBuckets {
+final class BatchedTokenBuckets implements HandBack.Mirrors {
 
     /** The local mirror of one key's shared bucket; its fields are guarded by its own lock. */
     static final class Mirror {
@@ -169,7 +169,8 @@ final class BatchedTokenBuckets {
     }
 
     /** What was admitted from the mirror of {@code key} and not yet charged to Redis (0 without a mirror). */
-    double pending(byte[] key) {
+    @Override
+    public double pending(byte[] key) {
         Mirror mirror = mirrors.get(Bytes.wrap(key));
         if (mirror == null) {
             return 0;
@@ -183,7 +184,8 @@ final class BatchedTokenBuckets {
      * Sets the mirror of {@code key}, if it has one, to the shared {@code balance} just read from Redis (less what
      * was admitted here and not yet charged). NaN (the key is unusable in Redis) changes nothing.
      */
-    void adopt(byte[] key, double balance, long nowNanos) {
+    @Override
+    public void adopt(byte[] key, double balance, long nowNanos) {
         Mirror mirror = mirrors.get(Bytes.wrap(key));
         if (mirror == null || Double.isNaN(balance)) {
             return;
