@@ -1,6 +1,7 @@
 package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.AdmissionScheduler;
 import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.config.SettingsLoader;
@@ -173,7 +174,7 @@ public final class ShaperApplication {
         return endpoint == null || endpoint.isBlank() ? null : HostInfo.buildFromEndpoint(endpoint);
     }
 
-    /** The admission of this instance: on Redis when a URI is set, local buckets otherwise. */
+    /** The admission of this instance, not started: on Redis when a URI is set, local buckets otherwise. */
     public static AdmissionController createAdmission(ShaperConfig config) {
         String uri = config.redisUri();
         Duration ping = config.redisPingInterval();
@@ -181,7 +182,7 @@ public final class ShaperApplication {
                 : new RedisTokenBuckets(uri, config.redisTimeout(), RedisTokenBuckets.reconnectDelayFor(ping),
                         config.redisTlsCaFile());
         return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
-                System::nanoTime);
+                AdmissionScheduler.daemonThread("shaper-admission"), System::nanoTime);
     }
 
     /** Starts Kafka Streams, blocks until SIGTERM or a fatal error, and closes cleanly. */
@@ -202,7 +203,7 @@ public final class ShaperApplication {
     }
 
     /**
-     * Starts Kafka Streams and returns. A fatal stream-thread error shuts this instance down (the other
+     * Starts the admission, if any, and Kafka Streams, and returns. A fatal stream-thread error shuts this instance down (the other
      * instances take over its tasks); {@link #runUntilStopped} then returns 1.
      */
     public void start() {
@@ -220,6 +221,9 @@ public final class ShaperApplication {
         });
         LOG.info("Starting shaper: {} -> {} (rejected: {})", config.inputTopic(), config.outputTopic(),
                 config.rejectedTopic());
+        if (admission != null) {
+            admission.start();
+        }
         streams.start();
     }
 

@@ -12,6 +12,7 @@ import dev.shaper.internals.rules.KeyMatcher;
 import dev.shaper.internals.rules.KeyRule;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.ShapingRule;
+import dev.shaper.testsupport.ManualScheduler;
 import dev.shaper.testsupport.ShaperDriver;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,7 +35,7 @@ class AdmissionTopologyTest {
 
     private final AtomicLong nanos = new AtomicLong(1_000_000 * MS);
     private final AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT,
-            Duration.ofMillis(100), Duration.ofSeconds(1), nanos::get);
+            Duration.ofMillis(100), Duration.ofSeconds(1), new ManualScheduler(), nanos::get);
 
     @AfterEach
     void closeAdmission() {

@@ -50,6 +50,9 @@ final class AppRun {
         this.stateDir = Path.of(settings.get(StreamsConfig.STATE_DIR_CONFIG));
         this.admission = app.admission() == null ? null : ShaperApplication.createAdmission(config);
         try {
+            if (admission != null) {
+                admission.start(); // connected and warmed up before the timed start
+            }
             this.streams = new KafkaStreams(app.topology(config, partitions, admission), config.streamsProperties());
         } catch (RuntimeException e) {
             if (admission != null) {

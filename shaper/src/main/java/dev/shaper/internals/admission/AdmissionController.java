@@ -1,10 +1,6 @@
 package dev.shaper.internals.admission;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
@@ -18,22 +14,23 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On a Redis error or timeout the controller switches to local buckets, whose rate and burst are the
  * rule's divided by the number of live shaper instances, so that the global limit roughly holds through an
- * outage. One background thread pings Redis every ping interval while it is down and switches back when it
- * answers; the same thread runs the batched mode's sync.
+ * outage. The background work ({@link AdmissionScheduler}) pings Redis every ping interval while it is down and
+ * switches back when it answers, and runs the batched mode's sync. Each decision is made by the backend in
+ * force ({@link AdmissionBackend}); the controller only switches between Redis and the local fallback.
  *
  * <p>A switch carries each key's balance over instead of granting it a fresh burst: a local bucket starts from
  * this instance's share (1/N) of the balance last known from Redis (the strict mode's last answer, the batched
  * mode's mirror), and before admission returns to Redis each shared bucket is lowered to at most N times the
- * local balance (never raised): Redis's buckets refilled while nobody could charge them, or restarted full. Each switch is logged once and counted, and why
- * Redis cannot be used ({@link RedisFailure}: no answer, or a refusal of the credentials, a command or the TLS
- * handshake, which only a configuration change will cure) is kept for the metrics and the health detail, and
- * logged again only when it changes.
+ * local balance (never raised): Redis's buckets refilled while nobody could charge them, or restarted full.
+ * Each switch is logged once and counted, and why Redis cannot be used ({@link RedisFailure}: no answer, or a
+ * refusal of the credentials, a command or the TLS handshake, which only a configuration change will cure) is
+ * kept for the metrics and the health detail, and logged again only when it changes.
  */
 public final class AdmissionController implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AdmissionController.class);
-    /** How long {@link #close} waits for a running ping or sync. */
-    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+    /** How often full local buckets, which carry no information, are forgotten. */
+    private static final Duration EVICT_INTERVAL = Duration.ofSeconds(10);
 
     /** Where decisions are made right now. */
     public enum Backend { REDIS, LOCAL }
@@ -44,8 +41,10 @@ public final class AdmissionController implements AutoCloseable {
     private final LocalBackend local = new LocalBackend(liveInstances);
     /** Null without Redis. */
     private final RedisBackend shared;
-    private final LongSupplier nanoTime;
     private final Duration pingInterval;
+    private final AdmissionScheduler background;
+    private final LongSupplier nanoTime;
+    private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean onRedis = new AtomicBoolean();
     /** Why Redis cannot be used, while admission is local although a Redis is configured; null otherwise. */
     private volatile RedisFailure failure;
@@ -53,23 +52,35 @@ public final class AdmissionController implements AutoCloseable {
     private final AtomicLong switchesToRedis = new AtomicLong();
     private final AtomicLong lastUnusableLogNanos = new AtomicLong(Long.MIN_VALUE / 2);
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final ScheduledExecutorService background;
 
     /**
-     * @param redis the shared buckets, or null to admit from local buckets only
+     * An admission that decides locally until {@link #start}ed; constructing it has no side effect.
+     *
+     * @param redis      the shared buckets, or null to admit from local buckets only
+     * @param background runs the pings, the sync and the other periodic work; {@link #close} closes it
+     * @param nanoTime   the clock of the local buckets and the mirrors, in nanoseconds
      */
     public AdmissionController(RedisTokenBuckets redis, AdmissionMode mode, Duration syncInterval,
-                               Duration pingInterval, LongSupplier nanoTime) {
+                               Duration pingInterval, AdmissionScheduler background, LongSupplier nanoTime) {
         this.redis = redis;
         this.mode = mode;
         this.shared = redis == null ? null : RedisBackend.of(mode, redis, local, syncInterval);
         this.pingInterval = pingInterval;
+        this.background = background;
         this.nanoTime = nanoTime;
-        this.background = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "shaper-admission");
-            t.setDaemon(true);
-            return t;
-        });
+    }
+
+    /**
+     * Pings Redis, so that admission starts on Redis (its connections warmed up) or, saying why, on local
+     * buckets, and schedules the periodic work: the pings while Redis cannot be used, the batched sync, the
+     * eviction of full local buckets and the count of live instances. Call once.
+     *
+     * @throws IllegalStateException if called before
+     */
+    public void start() {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("admission already started");
+        }
         if (redis != null) {
             failure = firstPing(redis);
             onRedis.set(failure == null);
@@ -82,22 +93,19 @@ public final class AdmissionController implements AutoCloseable {
                 log(failure, "Admission: Redis {} {}; admitting from local buckets until it can be used",
                         redis.description(), failure.describe());
             }
-            background.scheduleWithFixedDelay(this::monitor, pingInterval.toMillis(), pingInterval.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            background.scheduleWithFixedDelay(this::monitor, pingInterval, pingInterval);
             // A reconnect is the likeliest moment Redis answers again: ping then too, not only at the next tick.
-            // With the tick alone RedisOutageIT measured 250-510 ms back to Redis at a 250 ms interval (two
-            // intervals are promised); with this, 100-150 ms.
-            redis.onConnected(this::monitorSoon);
+            redis.onConnected(() -> background.execute(this::monitor));
             Duration sync = shared.syncInterval();
             if (sync != null) {
-                background.scheduleWithFixedDelay(this::sync, sync.toMillis(), sync.toMillis(), TimeUnit.MILLISECONDS);
+                background.scheduleWithFixedDelay(this::sync, sync, sync);
             }
         } else {
             LOG.info("Admission: no Redis configured; admitting from local buckets");
         }
-        background.scheduleWithFixedDelay(() -> local.evictFull(nanoTime.getAsLong()), 10, 10, TimeUnit.SECONDS);
-        background.scheduleWithFixedDelay(liveInstances::refresh, 0, pingInterval.toMillis(),
-                TimeUnit.MILLISECONDS);
+        background.scheduleWithFixedDelay(() -> local.evictFull(nanoTime.getAsLong()), EVICT_INTERVAL,
+                EVICT_INTERVAL);
+        background.scheduleWithFixedDelay(liveInstances::refresh, Duration.ZERO, pingInterval);
     }
 
     /** Null if Redis answers a ping at start, else why not; a refusal is not asked again. */
@@ -225,15 +233,6 @@ public final class AdmissionController implements AutoCloseable {
         }
     }
 
-    /** Runs {@link #monitor} on the background thread as soon as it is free; nothing once closing. */
-    private void monitorSoon() {
-        try {
-            background.execute(this::monitor);
-        } catch (RejectedExecutionException closing) {
-            // close() has shut the background thread down: nobody needs the answer any more
-        }
-    }
-
     private void monitor() {
         if (onRedis.get()) {
             return;
@@ -254,7 +253,7 @@ public final class AdmissionController implements AutoCloseable {
         }
     }
 
-    /** Before admission returns to Redis: writes the local balances back (see {@link HandBack}). False if Redis failed. */
+    /** Before admission returns to Redis: writes the local balances back ({@link HandBack}); false if Redis failed. */
     private boolean handBack() {
         try {
             shared.handBack(nanoTime.getAsLong());
@@ -279,24 +278,16 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     /**
-     * Stops the background thread (letting a running ping or sync finish), charges to Redis what the batched
-     * mode admitted since its last sync, and closes the Redis connections. Close Kafka Streams first, so that
-     * nothing is admitted meanwhile. Idempotent.
+     * Stops the background work (letting a running ping or sync finish), charges to Redis what the batched mode
+     * admitted since its last sync, and closes the Redis connections. Close Kafka Streams first, so that nothing
+     * is admitted meanwhile. Idempotent.
      */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        background.shutdown(); // cancels the periodic tasks
-        try {
-            if (!background.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                background.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            background.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        background.close();
         if (redis != null) {
             if (onRedis.get() && !Thread.currentThread().isInterrupted()) {
                 // Otherwise the consumption admitted since the last sync would never reach the shared buckets.
