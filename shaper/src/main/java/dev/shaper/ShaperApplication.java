@@ -26,6 +26,7 @@ import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -120,16 +121,17 @@ public final class ShaperApplication {
         LiveInstanceCounter instances = null;
         OperationsServer http = null;
         try {
-            admission = rules.hasAdmission() ? createAdmission(config) : null;
+            if (rules.hasAdmission()) {
+                instances = new LiveInstanceCounter(adminConfig(streamsProps),
+                        streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
+                        config.redisTimeout().multipliedBy(20));
+                admission = createAdmission(config, instances);
+            }
             streams = new KafkaStreams(ShaperTopology.build(config, rules, partitions, admission, metrics,
                     topicLimits), streamsProps);
             metrics.bindStreams(streams);
             if (admission != null) {
                 metrics.bindAdmission(admission);
-                instances = new LiveInstanceCounter(streams, adminConfig(streamsProps),
-                        streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
-                        config.redisTimeout().multipliedBy(20));
-                admission.setLiveInstances(instances);
             }
             StreamsHealth health = new StreamsHealth();
             health.watch(streams);
@@ -174,15 +176,19 @@ public final class ShaperApplication {
         return endpoint == null || endpoint.isBlank() ? null : HostInfo.buildFromEndpoint(endpoint);
     }
 
-    /** The admission of this instance, not started: on Redis when a URI is set, local buckets otherwise. */
-    public static AdmissionController createAdmission(ShaperConfig config) {
+    /**
+     * The admission of this instance, not started: on Redis when a URI is set, local buckets otherwise.
+     *
+     * @param liveInstances counts the live instances of the application, for the local fallback's share
+     */
+    public static AdmissionController createAdmission(ShaperConfig config, IntSupplier liveInstances) {
         String uri = config.redisUri();
         Duration ping = config.redisPingInterval();
         RedisTokenBuckets redis = uri == null ? null
                 : new RedisTokenBuckets(uri, config.redisTimeout(), RedisTokenBuckets.reconnectDelayFor(ping),
                         config.redisTlsCaFile());
         return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
-                AdmissionScheduler.daemonThread("shaper-admission"), System::nanoTime);
+                liveInstances, AdmissionScheduler.daemonThread("shaper-admission"), System::nanoTime);
     }
 
     /** Starts Kafka Streams, blocks until SIGTERM or a fatal error, and closes cleanly. */

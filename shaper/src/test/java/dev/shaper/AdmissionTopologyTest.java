@@ -19,10 +19,12 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,10 +34,27 @@ import org.junit.jupiter.api.Test;
 class AdmissionTopologyTest {
 
     private static final long MS = 1_000_000L;
+    /** The ping interval, which is also how often the admission counts the live instances. */
+    private static final Duration PING = Duration.ofSeconds(1);
 
     private final AtomicLong nanos = new AtomicLong(1_000_000 * MS);
+    private final AtomicInteger liveInstances = new AtomicInteger(1);
+    /** Runs the admission's background work, such as counting the live instances, when the test says. */
+    private final ManualScheduler background = new ManualScheduler();
     private final AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT,
-            Duration.ofMillis(100), Duration.ofSeconds(1), new ManualScheduler(), nanos::get);
+            Duration.ofMillis(100), PING, liveInstances::get, background, nanos::get);
+
+    @BeforeEach
+    void startAdmission() {
+        admission.start();
+        background.runDue();
+    }
+
+    /** The live instances as the admission's next count finds them. */
+    private void countLiveInstances(int count) {
+        liveInstances.set(count);
+        background.advance(PING);
+    }
 
     @AfterEach
     void closeAdmission() {
@@ -152,7 +171,7 @@ class AdmissionTopologyTest {
 
     @Test
     void shouldDivideTheLocalBucketsAmongTheLiveInstances() {
-        admission.setLiveInstances(() -> 4);
+        countLiveInstances(4);
         try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "40",
                 ShaperConfig.ADMISSION_BURST_CONFIG, "40"), null, admission)) {
             // Given: 40/s with a burst of 40 over 4 instances: this one gets 10/s with a burst of 10
@@ -172,7 +191,7 @@ class AdmissionTopologyTest {
 
     @Test
     void shouldKeepARecordAdmissibleLocallyWhenItsCostExceedsTheLocalShareOfTheBurst() {
-        admission.setLiveInstances(() -> 4);
+        countLiveInstances(4);
         try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "40",
                 ShaperConfig.ADMISSION_BURST_CONFIG, "40"), null, admission)) {
             // Given: this instance's share is 10/s with a burst of 10, yet the shared bucket holds up to 40

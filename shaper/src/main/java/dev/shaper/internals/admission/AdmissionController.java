@@ -37,8 +37,8 @@ public final class AdmissionController implements AutoCloseable {
 
     private final RedisTokenBuckets redis;
     private final AdmissionMode mode;
-    private final LiveInstances liveInstances = new LiveInstances(() -> 1);
-    private final LocalBackend local = new LocalBackend(liveInstances);
+    private final LiveInstances liveInstances;
+    private final LocalBackend local;
     /** Null without Redis. */
     private final RedisBackend shared;
     private final Duration pingInterval;
@@ -56,14 +56,19 @@ public final class AdmissionController implements AutoCloseable {
     /**
      * An admission that decides locally until {@link #start}ed; constructing it has no side effect.
      *
-     * @param redis      the shared buckets, or null to admit from local buckets only
-     * @param background runs the pings, the sync and the other periodic work; {@link #close} closes it
-     * @param nanoTime   the clock of the local buckets and the mirrors, in nanoseconds
+     * @param redis         the shared buckets, or null to admit from local buckets only
+     * @param liveInstances counts the live shaper instances, among which the local fallback divides each rule;
+     *                      asked in the background every ping interval, never per record, and may block
+     * @param background    runs the pings, the sync and the other periodic work; {@link #close} closes it
+     * @param nanoTime      the clock of the local buckets and the mirrors, in nanoseconds
      */
     public AdmissionController(RedisTokenBuckets redis, AdmissionMode mode, Duration syncInterval,
-                               Duration pingInterval, AdmissionScheduler background, LongSupplier nanoTime) {
+                               Duration pingInterval, IntSupplier liveInstances, AdmissionScheduler background,
+                               LongSupplier nanoTime) {
         this.redis = redis;
         this.mode = mode;
+        this.liveInstances = new LiveInstances(liveInstances);
+        this.local = new LocalBackend(this.liveInstances);
         this.shared = redis == null ? null : RedisBackend.of(mode, redis, local, syncInterval);
         this.pingInterval = pingInterval;
         this.background = background;
@@ -132,11 +137,6 @@ public final class AdmissionController implements AutoCloseable {
         } else {
             LOG.warn(format, args);
         }
-    }
-
-    /** Tells the controller how many shaper instances are live; the local fallback divides by this. */
-    public void setLiveInstances(IntSupplier liveInstances) {
-        this.liveInstances.countWith(liveInstances);
     }
 
     /** Takes {@code cost} tokens for {@code admissionKey} under {@code rule}, if the bucket allows it. */

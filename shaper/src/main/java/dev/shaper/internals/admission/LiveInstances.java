@@ -8,16 +8,11 @@ import java.util.function.IntSupplier;
  */
 final class LiveInstances {
 
-    private volatile IntSupplier counter;
+    private final IntSupplier counter;
     private volatile int count = 1;
 
     LiveInstances(IntSupplier counter) {
         this.counter = counter;
-    }
-
-    void countWith(IntSupplier counter) {
-        this.counter = counter;
-        refresh();
     }
 
     /** The last count, at least 1. */
@@ -29,7 +24,7 @@ final class LiveInstances {
         try {
             count = Math.max(1, counter.getAsInt());
         } catch (RuntimeException e) {
-            // Kafka Streams not running yet (or any more): keep the last count
+            // not countable now (e.g. no broker answers): keep the last count
         }
     }
 }

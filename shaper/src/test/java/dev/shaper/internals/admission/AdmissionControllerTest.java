@@ -77,18 +77,23 @@ class AdmissionControllerTest {
     }
 
     private AdmissionController controller(AdmissionMode mode, Duration timeout) {
-        return controller(server.uri(), mode, timeout);
+        return controller(mode, timeout, 1);
+    }
+
+    private AdmissionController controller(AdmissionMode mode, Duration timeout, int liveInstances) {
+        return controller(server.uri(), mode, timeout, SYNC, liveInstances);
     }
 
     private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout) {
-        return controller(uri, mode, timeout, SYNC);
+        return controller(uri, mode, timeout, SYNC, 1);
     }
 
     /** A started controller, as ShaperApplication makes it, on the test's scheduler and clock. */
-    private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout, Duration sync) {
+    private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout, Duration sync,
+                                           int liveInstances) {
         RedisTokenBuckets redis = new RedisTokenBuckets(uri, timeout, RedisTokenBuckets.reconnectDelayFor(PING));
-        AdmissionController controller = new AdmissionController(redis, mode, sync, PING, scheduler,
-                scheduler::nanoTime);
+        AdmissionController controller = new AdmissionController(redis, mode, sync, PING, () -> liveInstances,
+                scheduler, scheduler::nanoTime);
         resources.add(controller);
         controller.start();
         scheduler.runDue(); // the first count of live instances
@@ -274,8 +279,7 @@ class AdmissionControllerTest {
     @Test
     void whenRedisDiesAdmissionSwitchesToLocalSharesOnceAndBackWhenItReturns() throws Exception {
         startRedis();
-        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT);
-        controller.setLiveInstances(() -> 2);
+        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT, 2);
         AdmissionRule rule = new AdmissionRule(10, 10);
         assertThat(admitted(controller, "k", rule, 3)).isEqualTo(3);
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
@@ -410,8 +414,7 @@ class AdmissionControllerTest {
     @Test
     void strictSwitchesCarryEachKeysBalanceOverInsteadOfGrantingAFreshBurst() throws Exception {
         startRedis();
-        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT);
-        controller.setLiveInstances(() -> 2);
+        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT, 2);
         AdmissionRule rule = new AdmissionRule(SLOW, 10);
         // Given: "k" spent 6 of its 10 tokens in Redis
         assertThat(admitted(controller, "k", rule, 6)).isEqualTo(6);
@@ -431,8 +434,7 @@ class AdmissionControllerTest {
     @Test
     void batchedSwitchesCarryEachKeysBalanceOverInsteadOfGrantingAFreshBurst() throws Exception {
         startRedis();
-        AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
-        controller.setLiveInstances(() -> 2);
+        AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT, 2);
         AdmissionRule rule = new AdmissionRule(SLOW, 10);
         // Given: "k" spent 6 of its 10 tokens, charged to Redis
         assertThat(admitted(controller, "k", rule, 6)).isEqualTo(6);
@@ -586,7 +588,7 @@ class AdmissionControllerTest {
         startRedis();
         // A sync interval far longer than the test: only close() can charge.
         AdmissionController controller = controller(server.uri(), AdmissionMode.BATCHED, TIMEOUT,
-                Duration.ofMinutes(1));
+                Duration.ofMinutes(1), 1);
         AdmissionRule rule = new AdmissionRule(SLOW, 100);
         assertThat(admitted(controller, "k", rule, 10)).isEqualTo(10);
         assertThat(shared("k", rule)).as("nothing charged yet").isCloseTo(100, within(0.01));

@@ -71,7 +71,7 @@ class RedisRefusalTest {
         RedisTokenBuckets redis = new RedisTokenBuckets(uri, TIMEOUT, RedisTokenBuckets.reconnectDelayFor(PING),
                 trustedCas);
         AdmissionController controller = new AdmissionController(redis, AdmissionMode.STRICT, Duration.ofMillis(50),
-                PING, scheduler, scheduler::nanoTime);
+                PING, () -> 1, scheduler, scheduler::nanoTime);
         resources.add(controller);
         controller.start();
         return controller;

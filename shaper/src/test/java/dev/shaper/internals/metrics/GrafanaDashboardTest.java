@@ -32,7 +32,7 @@ class GrafanaDashboardTest {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
         try (AdmissionController admission = new AdmissionController(null, AdmissionMode.BATCHED,
-                Duration.ofMillis(100), Duration.ofSeconds(1), new ManualScheduler(), System::nanoTime)) {
+                Duration.ofMillis(100), Duration.ofSeconds(1), () -> 1, new ManualScheduler(), System::nanoTime)) {
             metrics.bindAdmission(admission);
             metrics.redisCall("take", 1_000);
             metrics.registerTaskCounts(1, 100).released(System.currentTimeMillis(), 5, 100);
