@@ -209,8 +209,8 @@ public final class ShaperApplication {
     }
 
     /**
-     * Starts the admission, if any, and Kafka Streams, and returns. A fatal stream-thread error shuts this instance down (the other
-     * instances take over its tasks); {@link #runUntilStopped} then returns 1.
+     * Starts the admission, if any, and Kafka Streams, and returns. A fatal stream-thread error shuts this
+     * instance down (the other instances take over its tasks); {@link #runUntilStopped} then returns 1.
      */
     public void start() {
         streams.setUncaughtExceptionHandler(e -> {

@@ -154,7 +154,8 @@ class AdmissionControllerTest {
             assertThat(shared("many-" + i, rule)).as("many-" + i + " charged").isLessThan(1.5);
         }
         assertThat(shared("many-" + (keys - 1), rule)).as("the last key charged").isLessThan(1.5);
-        assertThat(roundTrips).hasValue((keys + BatchedTokenBuckets.CHARGE_CHUNK - 1) / BatchedTokenBuckets.CHARGE_CHUNK);
+        int chunk = BatchedTokenBuckets.CHARGE_CHUNK;
+        assertThat(roundTrips).as("round trips of a sync").hasValue((keys + chunk - 1) / chunk);
         assertThat(controller.switchesToLocal()).isZero();
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
     }
