@@ -4,6 +4,7 @@ import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperTopology;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.admission.AdmissionScheduler;
 import dev.shaper.internals.rules.RuleBook;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -43,8 +44,10 @@ public final class TopologyDocs {
         // has an admission limit. Local admission only: generating docs must not need Redis.
         ShaperConfig config = new ShaperConfig(Map.of(ShaperConfig.ADMISSION_RATE_CONFIG, "1"));
         RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
+        // Never started: it only has to exist for the topology to hold an admission stage.
         try (AdmissionController admission = new AdmissionController(null, AdmissionMode.BATCHED,
-                Duration.ofSeconds(1), Duration.ofSeconds(1), System::nanoTime)) {
+                Duration.ofSeconds(1), Duration.ofSeconds(1), () -> 1, AdmissionScheduler.daemonThread("docs"),
+                System::nanoTime)) {
             Topology topology = ShaperTopology.build(config, rules, 1, admission);
             return new DocumentWriter(topology.describe(), ShaperConfig.configDef(), config).write();
         }
