@@ -1,6 +1,7 @@
 package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.DaemonThreadScheduler;
 import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.config.SettingsLoader;
@@ -27,6 +28,7 @@ import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -121,16 +123,17 @@ public final class ShaperApplication {
         LiveInstanceCounter instances = null;
         OperationsServer http = null;
         try {
-            admission = rules.hasAdmission() ? createAdmission(config) : null;
+            if (rules.hasAdmission()) {
+                instances = new LiveInstanceCounter(adminConfig(streamsProps),
+                        streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
+                        config.redisTimeout().multipliedBy(20));
+                admission = createAdmission(config, instances);
+            }
             streams = new KafkaStreams(TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions,
                     admission, metrics, topicLimits)), streamsProps);
             metrics.bindStreams(streams);
             if (admission != null) {
                 metrics.bindAdmission(admission);
-                instances = new LiveInstanceCounter(streams, adminConfig(streamsProps),
-                        streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
-                        config.redisTimeout().multipliedBy(20));
-                admission.setLiveInstances(instances);
             }
             StreamsHealth health = new StreamsHealth();
             health.watch(streams);
@@ -175,15 +178,19 @@ public final class ShaperApplication {
         return endpoint == null || endpoint.isBlank() ? null : HostInfo.buildFromEndpoint(endpoint);
     }
 
-    /** The admission of this instance: on Redis when a URI is set, local buckets otherwise. */
-    public static AdmissionController createAdmission(ShaperConfig config) {
+    /**
+     * The admission of this instance, not started: on Redis when a URI is set, local buckets otherwise.
+     *
+     * @param liveInstances counts the live instances of the application, for the local fallback's share
+     */
+    public static AdmissionController createAdmission(ShaperConfig config, IntSupplier liveInstances) {
         String uri = config.redisUri();
         Duration ping = config.redisPingInterval();
         RedisTokenBuckets redis = uri == null ? null
                 : new RedisTokenBuckets(uri, config.redisTimeout(), RedisTokenBuckets.reconnectDelayFor(ping),
                         config.redisTlsCaFile());
         return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
-                System::nanoTime);
+                liveInstances, new DaemonThreadScheduler("shaper-admission"), System::nanoTime);
     }
 
     /** Starts Kafka Streams, blocks until SIGTERM or a fatal error, and closes cleanly. */
@@ -204,8 +211,8 @@ public final class ShaperApplication {
     }
 
     /**
-     * Starts Kafka Streams and returns. A fatal stream-thread error shuts this instance down (the other
-     * instances take over its tasks); {@link #runUntilStopped} then returns 1.
+     * Starts the admission, if any, and Kafka Streams, and returns. A fatal stream-thread error shuts this
+     * instance down (the other instances take over its tasks); {@link #runUntilStopped} then returns 1.
      */
     public void start() {
         streams.setUncaughtExceptionHandler(e -> {
@@ -222,6 +229,9 @@ public final class ShaperApplication {
         });
         LOG.info("Starting shaper: {} -> {} (rejected: {})", config.inputTopic(), config.outputTopic(),
                 config.rejectedTopic());
+        if (admission != null) {
+            admission.start();
+        }
         streams.start();
     }
 

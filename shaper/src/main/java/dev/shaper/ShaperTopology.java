@@ -1,6 +1,7 @@
 package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.DaemonThreadScheduler;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
@@ -53,10 +54,14 @@ public final class ShaperTopology {
                 ShaperMetrics.inMemory(), TopicLimits.assumed(config.producerMaxRequestSize())));
     }
 
-    /** Admission from in-process buckets, as when no Redis is configured. */
+    /**
+     * Admission from in-process buckets, as when no Redis is configured, for one instance. Never started: it admits,
+     * but runs no background work (so idle buckets are not evicted), and holds no thread.
+     */
     private static AdmissionController localAdmission(ShaperConfig config) {
         return new AdmissionController(null, config.admissionMode(), config.admissionSyncInterval(),
-                config.redisPingInterval(), System::nanoTime);
+                config.redisPingInterval(), () -> 1, new DaemonThreadScheduler("shaper-admission"),
+                System::nanoTime);
     }
 
     /** The changelog topics of the shaper's stores, as Kafka Streams names them for {@code applicationId}. */

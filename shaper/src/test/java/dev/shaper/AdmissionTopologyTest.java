@@ -16,16 +16,19 @@ import dev.shaper.internals.rules.KeyRule;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.wiring.TopologyWiring;
+import dev.shaper.testsupport.ManualScheduler;
 import dev.shaper.testsupport.ShaperDriver;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,10 +38,27 @@ import org.junit.jupiter.api.Test;
 class AdmissionTopologyTest {
 
     private static final long MS = 1_000_000L;
+    /** The ping interval, which is also how often the admission counts the live instances. */
+    private static final Duration PING = Duration.ofSeconds(1);
 
     private final AtomicLong nanos = new AtomicLong(1_000_000 * MS);
+    private final AtomicInteger liveInstances = new AtomicInteger(1);
+    /** Runs the admission's background work, such as counting the live instances, when the test says. */
+    private final ManualScheduler background = new ManualScheduler();
     private final AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT,
-            Duration.ofMillis(100), Duration.ofSeconds(1), nanos::get);
+            Duration.ofMillis(100), PING, liveInstances::get, background, nanos::get);
+
+    @BeforeEach
+    void startAdmission() {
+        admission.start();
+        background.runDue();
+    }
+
+    /** The live instances as the admission's next count finds them. */
+    private void countLiveInstances(int count) {
+        liveInstances.set(count);
+        background.advance(PING);
+    }
 
     @AfterEach
     void closeAdmission() {
@@ -155,7 +175,7 @@ class AdmissionTopologyTest {
 
     @Test
     void shouldDivideTheLocalBucketsAmongTheLiveInstances() {
-        admission.setLiveInstances(() -> 4);
+        countLiveInstances(4);
         try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "40",
                 ShaperConfig.ADMISSION_BURST_CONFIG, "40"), null, admission)) {
             // Given: 40/s with a burst of 40 over 4 instances: this one gets 10/s with a burst of 10
@@ -175,7 +195,7 @@ class AdmissionTopologyTest {
 
     @Test
     void shouldKeepARecordAdmissibleLocallyWhenItsCostExceedsTheLocalShareOfTheBurst() {
-        admission.setLiveInstances(() -> 4);
+        countLiveInstances(4);
         try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "40",
                 ShaperConfig.ADMISSION_BURST_CONFIG, "40"), null, admission)) {
             // Given: this instance's share is 10/s with a burst of 10, yet the shared bucket holds up to 40

@@ -48,8 +48,12 @@ final class AppRun {
         ShaperConfig config = new ShaperConfig(settings);
         this.applicationId = settings.get(StreamsConfig.APPLICATION_ID_CONFIG);
         this.stateDir = Path.of(settings.get(StreamsConfig.STATE_DIR_CONFIG));
-        this.admission = app.admission() == null ? null : ShaperApplication.createAdmission(config);
+        this.admission = app.admission() == null ? null : ShaperApplication.createAdmission(config,
+                () -> 1); // one instance per run
         try {
+            if (admission != null) {
+                admission.start(); // connected and warmed up before the timed start
+            }
             this.streams = new KafkaStreams(app.topology(config, partitions, admission), config.streamsProperties());
         } catch (RuntimeException e) {
             if (admission != null) {

@@ -1,12 +1,6 @@
 package dev.shaper.internals.admission;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
@@ -20,43 +14,37 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On a Redis error or timeout the controller switches to local buckets, whose rate and burst are the
  * rule's divided by the number of live shaper instances, so that the global limit roughly holds through an
- * outage. One background thread pings Redis every ping interval while it is down and switches back when it
- * answers; the same thread runs the batched mode's sync.
+ * outage. The background work ({@link AdmissionScheduler}) pings Redis every ping interval while it is down and
+ * switches back when it answers, and runs the batched mode's sync. Each decision is made by the backend in
+ * force ({@link AdmissionBackend}); the controller only switches between Redis and the local fallback.
  *
  * <p>A switch carries each key's balance over instead of granting it a fresh burst: a local bucket starts from
  * this instance's share (1/N) of the balance last known from Redis (the strict mode's last answer, the batched
  * mode's mirror), and before admission returns to Redis each shared bucket is lowered to at most N times the
- * local balance (never raised): Redis's buckets refilled while nobody could charge them, or restarted full. Each switch is logged once and counted, and why
- * Redis cannot be used ({@link RedisFailure}: no answer, or a refusal of the credentials, a command or the TLS
- * handshake, which only a configuration change will cure) is kept for the metrics and the health detail, and
- * logged again only when it changes.
+ * local balance (never raised): Redis's buckets refilled while nobody could charge them, or restarted full.
+ * Each switch is logged once and counted, and why Redis cannot be used ({@link RedisFailure}: no answer, or a
+ * refusal of the credentials, a command or the TLS handshake, which only a configuration change will cure) is
+ * kept for the metrics and the health detail, and logged again only when it changes.
  */
 public final class AdmissionController implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AdmissionController.class);
-    /** How long {@link #close} waits for a running ping or sync. */
-    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+    /** How often full local buckets, which carry no information, are forgotten. */
+    private static final Duration EVICT_INTERVAL = Duration.ofSeconds(10);
 
     /** Where decisions are made right now. */
     public enum Backend { REDIS, LOCAL }
 
-    /**
-     * A place the caller keeps per key, where admission may leave what spares it a lookup at the key's next
-     * record (see {@link #admit(byte[], AdmissionRule, long, KeyMemo)}). What it holds is opaque to the caller.
-     */
-    public interface KeyMemo {
-        Object admissionMemo();
-
-        void admissionMemo(Object memo);
-    }
-
     private final RedisTokenBuckets redis;
     private final AdmissionMode mode;
-    private final LocalTokenBuckets local = new LocalTokenBuckets();
-    private final BatchedTokenBuckets batched = new BatchedTokenBuckets();
-    private final LongSupplier nanoTime;
+    private final LiveInstances liveInstances;
+    private final LocalBackend local;
+    /** Null without Redis. */
+    private final RedisBackend shared;
     private final Duration pingInterval;
-    private final Duration syncInterval;
+    private final AdmissionScheduler background;
+    private final LongSupplier nanoTime;
+    private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean onRedis = new AtomicBoolean();
     /** Why Redis cannot be used, while admission is local although a Redis is configured; null otherwise. */
     private volatile RedisFailure failure;
@@ -64,26 +52,40 @@ public final class AdmissionController implements AutoCloseable {
     private final AtomicLong switchesToRedis = new AtomicLong();
     private final AtomicLong lastUnusableLogNanos = new AtomicLong(Long.MIN_VALUE / 2);
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final ScheduledExecutorService background;
-    private volatile IntSupplier liveInstances = () -> 1;
-    /** Refreshed by the background thread: asking Kafka Streams per record would be far too costly. */
-    private volatile int cachedLiveInstances = 1;
 
     /**
-     * @param redis the shared buckets, or null to admit from local buckets only
+     * An admission that decides locally until {@link #start}ed; constructing it has no side effect.
+     *
+     * @param redis         the shared buckets, or null to admit from local buckets only
+     * @param liveInstances counts the live shaper instances, among which the local fallback divides each rule;
+     *                      asked in the background every ping interval, never per record, and may block
+     * @param background    runs the pings, the sync and the other periodic work; {@link #close} closes it
+     * @param nanoTime      the clock of the local buckets and the mirrors, in nanoseconds
      */
     public AdmissionController(RedisTokenBuckets redis, AdmissionMode mode, Duration syncInterval,
-                               Duration pingInterval, LongSupplier nanoTime) {
+                               Duration pingInterval, IntSupplier liveInstances, AdmissionScheduler background,
+                               LongSupplier nanoTime) {
         this.redis = redis;
         this.mode = mode;
-        this.syncInterval = syncInterval;
+        this.liveInstances = new LiveInstances(liveInstances);
+        this.local = new LocalBackend(this.liveInstances);
+        this.shared = redis == null ? null : redisBackend(mode, redis, local, syncInterval);
         this.pingInterval = pingInterval;
+        this.background = background;
         this.nanoTime = nanoTime;
-        this.background = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "shaper-admission");
-            t.setDaemon(true);
-            return t;
-        });
+    }
+
+    /**
+     * Pings Redis, so that admission starts on Redis (its connections warmed up) or, saying why, on local
+     * buckets, and schedules the periodic work: the pings while Redis cannot be used, the batched sync, the
+     * eviction of full local buckets and the count of live instances. Call once.
+     *
+     * @throws IllegalStateException if called before
+     */
+    public void start() {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("admission already started");
+        }
         if (redis != null) {
             failure = firstPing(redis);
             onRedis.set(failure == null);
@@ -96,22 +98,27 @@ public final class AdmissionController implements AutoCloseable {
                 log(failure, "Admission: Redis {} {}; admitting from local buckets until it can be used",
                         redis.description(), failure.describe());
             }
-            background.scheduleWithFixedDelay(this::monitor, pingInterval.toMillis(), pingInterval.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            background.scheduleWithFixedDelay(this::monitor, pingInterval, pingInterval);
             // A reconnect is the likeliest moment Redis answers again: ping then too, not only at the next tick.
-            // With the tick alone RedisOutageIT measured 250-510 ms back to Redis at a 250 ms interval (two
-            // intervals are promised); with this, 100-150 ms.
-            redis.onConnected(this::monitorSoon);
-            if (mode == AdmissionMode.BATCHED) {
-                background.scheduleWithFixedDelay(this::sync, syncInterval.toMillis(), syncInterval.toMillis(),
-                        TimeUnit.MILLISECONDS);
+            redis.onConnected(() -> background.execute(this::monitor));
+            Duration sync = shared.syncInterval();
+            if (sync != null) {
+                background.scheduleWithFixedDelay(this::sync, sync, sync);
             }
         } else {
             LOG.info("Admission: no Redis configured; admitting from local buckets");
         }
-        background.scheduleWithFixedDelay(() -> local.evictFull(nanoTime.getAsLong()), 10, 10, TimeUnit.SECONDS);
-        background.scheduleWithFixedDelay(this::refreshLiveInstances, 0, pingInterval.toMillis(),
-                TimeUnit.MILLISECONDS);
+        background.scheduleWithFixedDelay(() -> local.evictFull(nanoTime.getAsLong()), EVICT_INTERVAL,
+                EVICT_INTERVAL);
+        background.scheduleWithFixedDelay(liveInstances::refresh, Duration.ZERO, pingInterval);
+    }
+
+    /** The backend of {@code mode} on {@code redis}, falling back to {@code local}. */
+    private static RedisBackend redisBackend(AdmissionMode mode, RedisTokenBuckets redis, LocalBackend local, Duration syncInterval) {
+        return switch (mode) {
+            case STRICT -> new StrictRedisBackend(redis, local);
+            case BATCHED -> new BatchedRedisBackend(redis, local, syncInterval);
+        };
     }
 
     /** Null if Redis answers a ping at start, else why not; a refusal is not asked again. */
@@ -140,49 +147,35 @@ public final class AdmissionController implements AutoCloseable {
         }
     }
 
-    /** Tells the controller how many shaper instances are live; the local fallback divides by this. */
-    public void setLiveInstances(IntSupplier liveInstances) {
-        this.liveInstances = liveInstances;
-        refreshLiveInstances();
-    }
-
     /** Takes {@code cost} tokens for {@code admissionKey} under {@code rule}, if the bucket allows it. */
     public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost) {
         return admit(admissionKey, rule, cost, null);
     }
 
     /**
-     * Like {@link #admit(byte[], AdmissionRule, long)}, with a {@code memo} the caller keeps for this key beside
-     * state it looks up per record anyway (null for none). In batched mode the memo holds the key's local
-     * mirror, so that a record does not look it up in the mirrors shared by all stream threads: with 10,000 keys
-     * that lookup missed the CPU caches and cost the stream thread about 0.3 us per record, most of what batched
-     * admission cost. A memo whose mirror a sync has forgotten is noticed and refreshed. Other modes leave the
-     * memo alone.
+     * Like {@link #admit(byte[], AdmissionRule, long)}, with what admission keeps for this key in state the
+     * caller looks up per record anyway ({@code perKey}, null for none). In batched mode it holds the key's
+     * local mirror, so that a record does not look it up in the mirrors shared by all stream threads, a CPU-cache
+     * miss per record with many keys. A mirror a sync has forgotten is noticed and replaced. Other modes leave
+     * {@code perKey} alone.
      */
-    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyMemo memo) {
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyAdmission perKey) {
         long now = nanoTime.getAsLong();
         if (onRedis.get()) {
-            if (mode == AdmissionMode.BATCHED) {
-                return batched.tryTake(admissionKey, rule, cost, now, memo);
-            }
             try {
-                AdmissionDecision decision = redis.take(admissionKey, rule, cost);
-                // The balance last known from Redis: where this key's local bucket starts if Redis fails.
-                local.seed(admissionKey, rule, localShare(rule, cost), decision.tokensLeft() / liveInstances(), now);
-                return decision;
+                return shared.admit(admissionKey, rule, cost, perKey, now);
             } catch (RedisUnavailableException e) {
                 switchToLocal(e);
             } catch (BucketUnusableException e) {
                 unusableBucket(e);
-                return local.tryTake(admissionKey, rule, localShare(rule, cost), cost, now);
             }
         }
-        return local.tryTake(admissionKey, rule, localShare(rule, cost), cost, now);
+        return local.admit(admissionKey, rule, cost, perKey, now);
     }
 
-    /** How many keys the batched mode mirrors right now (for tests). */
-    int mirroredKeys() {
-        return batched.size();
+    /** The backend that decides while admission is on Redis; null without Redis (for tests). */
+    RedisBackend redisBackend() {
+        return shared;
     }
 
     /** Reports the latency of every Redis call to {@code observer}; nothing happens without Redis. */
@@ -222,26 +215,9 @@ public final class AdmissionController implements AutoCloseable {
         return why == null ? null : "admission on local buckets: Redis " + redis.description() + " " + why.describe();
     }
 
-    /**
-     * This instance's share of {@code rule} while admitting locally. The burst is never below the record's
-     * cost: a record the shared bucket could admit (cost up to its burst) must stay admissible in an outage.
-     */
-    private AdmissionRule localShare(AdmissionRule rule, long cost) {
-        AdmissionRule share = rule.share(liveInstances());
-        return share.burst() >= cost ? share : new AdmissionRule(share.ratePerSecond(), cost);
-    }
-
     /** The live shaper instances as last counted. */
     public int liveInstances() {
-        return cachedLiveInstances;
-    }
-
-    private void refreshLiveInstances() {
-        try {
-            cachedLiveInstances = Math.max(1, liveInstances.getAsInt());
-        } catch (RuntimeException e) {
-            // Kafka Streams not running yet (or any more): keep the last count
-        }
+        return liveInstances.count();
     }
 
     /** Logs an unusable bucket at most once a minute: a busy key must not flood the log. */
@@ -265,15 +241,6 @@ public final class AdmissionController implements AutoCloseable {
         }
     }
 
-    /** Runs {@link #monitor} on the background thread as soon as it is free; nothing once closing. */
-    private void monitorSoon() {
-        try {
-            background.execute(this::monitor);
-        } catch (RejectedExecutionException closing) {
-            // close() has shut the background thread down: nobody needs the answer any more
-        }
-    }
-
     private void monitor() {
         if (onRedis.get()) {
             return;
@@ -294,47 +261,14 @@ public final class AdmissionController implements AutoCloseable {
         }
     }
 
-    /**
-     * Before admission returns to Redis: lowers each shared bucket to at most what the local buckets say is left
-     * of it (this instance's balance times the live instances), and sets the batched mirrors to the result. Only
-     * keys whose local bucket is not full are sent: a full one would change nothing. False if Redis failed.
-     */
+    /** Before admission returns to Redis: writes the local balances back ({@link HandBack}); false if Redis failed. */
     private boolean handBack() {
-        long now = nanoTime.getAsLong();
-        int instances = liveInstances();
-        List<LocalTokenBuckets.Balance> balances = local.notFull(now);
         try {
-            for (int from = 0; from < balances.size(); from += BatchedTokenBuckets.CHARGE_CHUNK) {
-                List<LocalTokenBuckets.Balance> chunk = balances.subList(from,
-                        Math.min(balances.size(), from + BatchedTokenBuckets.CHARGE_CHUNK));
-                List<RedisTokenBuckets.Charge> ceilings = new ArrayList<>(chunk.size());
-                for (LocalTokenBuckets.Balance b : chunk) {
-                    // The local balance started from the mirror's, which already counts what the next sync will
-                    // charge: add that back, or it would be taken twice. A debt cannot be a ceiling: 0 at least.
-                    double pending = mode == AdmissionMode.BATCHED ? batched.pending(b.key()) : 0;
-                    ceilings.add(new RedisTokenBuckets.Charge(b.key(), b.shared(),
-                            Math.max(0, b.tokens() * instances + pending)));
-                }
-                List<Double> after = redis.cap(ceilings);
-                if (mode == AdmissionMode.BATCHED) {
-                    for (int i = 0; i < chunk.size(); i++) {
-                        batched.adopt(chunk.get(i).key(), after.get(i), now);
-                    }
-                }
-            }
+            shared.handBack(nanoTime.getAsLong());
             return true;
         } catch (RedisUnavailableException e) {
             failure = RedisFailure.of(e);
             return false;
-        }
-    }
-
-    /** Local buckets start from this instance's share of the mirrors' balances: what Redis last said, less use. */
-    private void seedFromMirrors() {
-        long now = nanoTime.getAsLong();
-        int instances = liveInstances();
-        for (LocalTokenBuckets.Balance b : batched.balances(now)) {
-            local.seed(b.key(), b.shared(), b.shared().share(instances), b.tokens() / instances, now);
         }
     }
 
@@ -343,9 +277,8 @@ public final class AdmissionController implements AutoCloseable {
             return;
         }
         try {
-            batched.sync(redis, nanoTime.getAsLong(), syncInterval.toNanos() * 100);
+            shared.sync(nanoTime.getAsLong());
         } catch (RedisUnavailableException e) {
-            seedFromMirrors(); // before the switch: no record may find a fresh local bucket meanwhile
             switchToLocal(e);
         } catch (RuntimeException e) {
             LOG.error("Admission: batched sync failed unexpectedly", e);
@@ -353,29 +286,21 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     /**
-     * Stops the background thread (letting a running ping or sync finish), charges to Redis what the batched
-     * mode admitted since its last sync, and closes the Redis connections. Close Kafka Streams first, so that
-     * nothing is admitted meanwhile. Idempotent.
+     * Stops the background work (letting a running ping or sync finish), charges to Redis what the batched mode
+     * admitted since its last sync, and closes the Redis connections. Close Kafka Streams first, so that nothing
+     * is admitted meanwhile. Idempotent.
      */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        background.shutdown(); // cancels the periodic tasks
-        try {
-            if (!background.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                background.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            background.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        background.close();
         if (redis != null) {
-            if (mode == AdmissionMode.BATCHED && onRedis.get() && !Thread.currentThread().isInterrupted()) {
+            if (onRedis.get() && !Thread.currentThread().isInterrupted()) {
                 // Otherwise the consumption admitted since the last sync would never reach the shared buckets.
                 try {
-                    batched.sync(redis, nanoTime.getAsLong(), 0);
+                    shared.flush(nanoTime.getAsLong());
                 } catch (RedisUnavailableException e) {
                     LOG.warn("Admission: on close, could not charge the last batch to Redis {}: {}",
                             redis.description(), e.getMessage());

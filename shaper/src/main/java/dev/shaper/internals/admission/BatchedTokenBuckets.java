@@ -13,50 +13,23 @@ import org.apache.kafka.common.utils.Bytes;
  *
  * <p>Worst case: between two syncs each of N instances may spend what its mirror holds (at most the burst B)
  * plus what refills during the interval (rate r times S, the sync interval plus the time a sync takes: a
- * round trip per {@link #CHARGE_CHUNK} keys touched), so the instances together admit at most
+ * round trip per {@link RedisTokenBuckets#CHARGE_CHUNK} keys touched), so the instances together admit at most
  * {@code (N - 1) x (B + r x S)} tokens more than the bucket allows. The excess is charged at the next sync
  * (the shared balance may go negative), so it is paid back and the long-run rate holds.
  */
-final class BatchedTokenBuckets {
-
-    /** The local mirror of one key's shared bucket; its fields are guarded by its own lock. */
-    private static final class Mirror {
-        final byte[] key;
-        final TokenBucket bucket;
-        AdmissionRule rule;
-        /** Admitted here and not yet charged to Redis. */
-        double unsynced;
-        long lastUsedNanos;
-        /** Forgotten by a sync: a caller that kept it must look the key's mirror up again. */
-        boolean forgotten;
-
-        Mirror(byte[] key, AdmissionRule rule, long nowNanos) {
-            this.key = key;
-            this.rule = rule;
-            this.bucket = new TokenBucket(rule.burst(), nowNanos);
-            this.lastUsedNanos = nowNanos;
-        }
-    }
-
-    /**
-     * Keys charged per pipelined round trip: a few script calls (see {@link RedisTokenBuckets#KEYS_PER_CALL}), so
-     * that a round trip stays far inside the timeout of a healthy Redis (about 4 us of Redis time per key: some
-     * 4 ms here, against 50 ms by default), while a sync of 10,000 keys takes 10 round trips rather than 40.
-     */
-    static final int CHARGE_CHUNK = 1024;
+final class BatchedTokenBuckets implements HandBack.Mirrors {
 
     private final ConcurrentHashMap<Bytes, Mirror> mirrors = new ConcurrentHashMap<>();
 
     /**
      * Takes {@code cost} tokens from the mirror of {@code key} if it holds enough.
      *
-     * @param memo where the caller keeps this key's mirror between its records (null for none): used while the
-     *             sync has not forgotten it, replaced when it has
+     * @param perKey where the caller keeps this key's mirror between its records (null for none): used while
+     *               the sync has not forgotten it, replaced when it has
      */
-    AdmissionDecision tryTake(byte[] key, AdmissionRule rule, double cost, long nowNanos,
-                              AdmissionController.KeyMemo memo) {
-        if (memo != null && memo.admissionMemo() instanceof Mirror kept) {
-            AdmissionDecision decision = tryTake(kept, rule, cost, nowNanos);
+    AdmissionDecision tryTake(byte[] key, AdmissionRule rule, double cost, long nowNanos, KeyAdmission perKey) {
+        if (perKey != null && perKey.mirror != null) {
+            AdmissionDecision decision = tryTake(perKey.mirror, rule, cost, nowNanos);
             if (decision != null) {
                 return decision;
             }
@@ -64,8 +37,8 @@ final class BatchedTokenBuckets {
         AdmissionDecision decision;
         do {
             Mirror mirror = mirror(key, rule, nowNanos);
-            if (memo != null) {
-                memo.admissionMemo(mirror);
+            if (perKey != null) {
+                perKey.mirror = mirror;
             }
             decision = tryTake(mirror, rule, cost, nowNanos);
         } while (decision == null);
@@ -127,8 +100,8 @@ final class BatchedTokenBuckets {
         }
         // In chunks, each a pipelined round trip under the timeout: one pipeline of every key touched (tens of
         // thousands, with many keys) would outlast the timeout of a perfectly healthy Redis and count as down.
-        for (int from = 0; from < charges.size(); from += CHARGE_CHUNK) {
-            int to = Math.min(charges.size(), from + CHARGE_CHUNK);
+        for (int from = 0; from < charges.size(); from += RedisTokenBuckets.CHARGE_CHUNK) {
+            int to = Math.min(charges.size(), from + RedisTokenBuckets.CHARGE_CHUNK);
             List<Double> balances;
             try {
                 balances = redis.charge(charges.subList(from, to));
@@ -170,7 +143,8 @@ final class BatchedTokenBuckets {
     }
 
     /** What was admitted from the mirror of {@code key} and not yet charged to Redis (0 without a mirror). */
-    double pending(byte[] key) {
+    @Override
+    public double pending(byte[] key) {
         Mirror mirror = mirrors.get(Bytes.wrap(key));
         if (mirror == null) {
             return 0;
@@ -184,7 +158,8 @@ final class BatchedTokenBuckets {
      * Sets the mirror of {@code key}, if it has one, to the shared {@code balance} just read from Redis (less what
      * was admitted here and not yet charged). NaN (the key is unusable in Redis) changes nothing.
      */
-    void adopt(byte[] key, double balance, long nowNanos) {
+    @Override
+    public void adopt(byte[] key, double balance, long nowNanos) {
         Mirror mirror = mirrors.get(Bytes.wrap(key));
         if (mirror == null || Double.isNaN(balance)) {
             return;

@@ -41,6 +41,13 @@ public final class RedisTokenBuckets implements AutoCloseable {
     /** Buckets charged per script call: enough to spare Redis most per-call work, short enough not to block it. */
     static final int KEYS_PER_CALL = 128;
 
+    /**
+     * Keys charged per pipelined round trip: a few script calls (see {@link #KEYS_PER_CALL}), so
+     * that a round trip stays far inside the timeout of a healthy Redis (about 4 us of Redis time per key: some
+     * 4 ms here, against 50 ms by default), while a sync of 10,000 keys takes 10 round trips rather than 40.
+     */
+    static final int CHARGE_CHUNK = 1024;
+
     private final RedisClient client;
     private final ClientResources resources;
     private final Duration timeout;

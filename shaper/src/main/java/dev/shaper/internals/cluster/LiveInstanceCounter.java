@@ -1,6 +1,7 @@
 package dev.shaper.internals.cluster;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -10,44 +11,44 @@ import java.util.function.IntSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
-import org.apache.kafka.streams.KafkaStreams;
 
 /**
- * Counts the live instances of a shaper application (the local admission fallback divides each rate by it).
- *
- * <p>Kafka Streams' own metadata knows every instance when {@code application.server} is set. Without it, the
- * count comes from the application's consumer group: each stream thread is a member whose client id is
+ * Counts the live instances of a shaper application (the local admission fallback divides each rate by it)
+ * from the application's consumer group, so that it needs nothing but the Admin settings: admission can be built
+ * before Kafka Streams. Each stream thread is a member whose client id is
  * {@code <client id prefix>-StreamThread-<n>-consumer}, and the prefix holds the instance's process id unless
- * {@code client.id} is set, so distinct prefixes are distinct instances. (With one {@code client.id} shared by
- * all instances they would look like one: leave it unset or make it unique per instance.)
+ * {@code client.id} is set, so distinct prefixes are distinct instances.
  *
- * <p>Blocking: call it from a background thread, not per record.
+ * <p>A {@code client.id} shared by all instances makes them look like one, even with {@code application.server}
+ * set: each instance would then admit the whole rate while Redis is down. Leave {@code client.id} unset or make
+ * it unique per instance.
+ *
+ * <p>Blocking: call it from a background thread, not per record. Creating it connects to nothing; the Admin
+ * client is created at the first count.
  */
 public final class LiveInstanceCounter implements IntSupplier, AutoCloseable {
 
     private static final String THREAD_SUFFIX = "-StreamThread-";
 
-    private final KafkaStreams streams;
     private final Map<String, Object> adminConfig;
     private final String applicationId;
     private final Duration timeout;
     private Admin admin;
 
-    public LiveInstanceCounter(KafkaStreams streams, Map<String, Object> adminConfig, String applicationId,
-                               Duration timeout) {
-        this.streams = streams;
+    /**
+     * @param adminConfig   the Admin client settings (bootstrap servers, security)
+     * @param applicationId the application's {@code application.id}, which is its consumer group
+     * @param timeout       the longest a count may wait for the group's description
+     */
+    public LiveInstanceCounter(Map<String, Object> adminConfig, String applicationId, Duration timeout) {
         this.adminConfig = adminConfig;
         this.applicationId = applicationId;
         this.timeout = timeout;
     }
 
-    /** The live instances, at least 1 (this one); throws if neither source answers. */
+    /** The live instances, at least 1 (this one); throws if the group cannot be described. */
     @Override
     public synchronized int getAsInt() {
-        int fromMetadata = streams.metadataForAllStreamsClients().size();
-        if (fromMetadata > 0) {
-            return fromMetadata;
-        }
         if (admin == null) {
             admin = Admin.create(adminConfig);
         }
@@ -64,7 +65,7 @@ public final class LiveInstanceCounter implements IntSupplier, AutoCloseable {
     }
 
     /** Distinct instances among the group's members, by the part of the client id before the thread suffix. */
-    static int instances(java.util.Collection<MemberDescription> members) {
+    static int instances(Collection<MemberDescription> members) {
         Set<String> prefixes = new HashSet<>();
         for (MemberDescription member : members) {
             String clientId = member.clientId();

@@ -31,11 +31,12 @@ final class AdmissionStep {
 
     /**
      * Whether the step keeps what it knows of a key in the record key's entry, so that the pipeline looks the entry up
-     * before admission rather than after: only the batched mode keeps something, and only when the record key is the
-     * admission key. Otherwise a refused record costs no key-state lookup.
+     * before admission rather than after: only the batched mode on Redis keeps something (the key's mirror), and only
+     * when the record key is the admission key. Otherwise a refused record costs no key-state lookup.
      */
     boolean usesKeyEntry() {
-        return keyHeader == null && admission.mode() == AdmissionMode.BATCHED;
+        return keyHeader == null && admission.mode() == AdmissionMode.BATCHED
+                && admission.backend() == AdmissionController.Backend.REDIS;
     }
 
     /**
@@ -63,10 +64,7 @@ final class AdmissionStep {
             return new Refusal(RejectReason.INVALID_COST, "cost " + cost + " exceeds the admission burst "
                     + rule.burst() + " of this admission key, so no wait could admit it");
         }
-        AdmissionDecision decision = admission.admit(admissionKey, rule, cost, entry == null ? null : new AdmissionController.KeyMemo() {
-            @Override public Object admissionMemo() { return entry.attachment(); }
-            @Override public void admissionMemo(Object memo) { entry.attach(memo); }
-        }); // TEMPORARY until KeyAdmission lands
+        AdmissionDecision decision = admission.admit(admissionKey, rule, cost, entry == null ? null : entry.admission());
         if (decision.allowed()) {
             return null;
         }

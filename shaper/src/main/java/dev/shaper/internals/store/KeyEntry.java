@@ -1,5 +1,6 @@
 package dev.shaper.internals.store;
 
+import dev.shaper.internals.admission.KeyAdmission;
 import dev.shaper.internals.shaping.KeyState;
 import org.apache.kafka.common.utils.Bytes;
 
@@ -25,8 +26,8 @@ public final class KeyEntry {
      * through {@link StoredSlots}.
      */
     boolean inInner;
-    /** What admission keeps for this key; see {@link #attachment()}. */
-    private Object attachment;
+    /** What admission keeps for this key, created at its first use; see {@link #admission()}. */
+    private KeyAdmission admission;
 
     KeyEntry(Bytes key, KeyState state, ChangeListener listener) {
         this.key = key;
@@ -40,14 +41,13 @@ public final class KeyEntry {
 
     /**
      * What admission keeps for this key beside its state, so that it need not look the key up in a map of its own.
-     * In memory only: never persisted, and gone when the entry is dropped, so it must be found again then.
+     * In memory only: never persisted, and gone when the entry is dropped, so admission must find it again then.
      */
-    public Object attachment() {
-        return attachment;
-    }
-
-    public void attach(Object attachment) {
-        this.attachment = attachment;
+    public KeyAdmission admission() {
+        if (admission == null) {
+            admission = new KeyAdmission();
+        }
+        return admission;
     }
 
     /** The key's state becomes {@code newState}, written at the next commit (or earlier, see {@link KeyCache}). */

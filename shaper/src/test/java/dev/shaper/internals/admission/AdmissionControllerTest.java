@@ -8,6 +8,8 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.core.read.ListAppender;
+import dev.shaper.testsupport.Await;
+import dev.shaper.testsupport.ManualScheduler;
 import dev.shaper.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -16,8 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,9 +26,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admission controller against a real redis-server of its own (one per test, on a free port), which the
- * tests kill, restart and pause. Local buckets and batched mirrors run on an injected clock that the tests
- * advance, so their figures are exact; Redis's own clock is real, so Redis-side figures use a rate whose refill
- * during a test is negligible ({@link #SLOW}) or bounds derived from measured elapsed time.
+ * tests kill, restart and pause. The controller's background work (pings, syncs) runs on a {@link ManualScheduler}
+ * whose clock is also the local buckets' and the mirrors': the tests advance it, so its figures are exact and no
+ * test sleeps. Redis's own clock is real, so Redis-side figures use a rate whose refill during a test is
+ * negligible ({@link #SLOW}), or move a bucket's last refill into the past instead of waiting. Where a test waits
+ * for Redis itself (to answer again after a restart or a pause), it polls with {@link Await}.
  */
 class AdmissionControllerTest {
 
@@ -39,7 +42,7 @@ class AdmissionControllerTest {
     /** Rate at which refill during a test is negligible: under 0.01 token in 10 s. */
     private static final double SLOW = 0.001;
 
-    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final ManualScheduler scheduler = new ManualScheduler();
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
     private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
@@ -74,18 +77,26 @@ class AdmissionControllerTest {
     }
 
     private AdmissionController controller(AdmissionMode mode, Duration timeout) {
-        return controller(server.uri(), mode, timeout);
+        return controller(mode, timeout, 1);
+    }
+
+    private AdmissionController controller(AdmissionMode mode, Duration timeout, int liveInstances) {
+        return controller(server.uri(), mode, timeout, SYNC, liveInstances);
     }
 
     private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout) {
-        return controller(uri, mode, timeout, SYNC);
+        return controller(uri, mode, timeout, SYNC, 1);
     }
 
-    private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout, Duration sync) {
-        // As ShaperApplication does.
+    /** A started controller, as ShaperApplication makes it, on the test's scheduler and clock. */
+    private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout, Duration sync,
+                                           int liveInstances) {
         RedisTokenBuckets redis = new RedisTokenBuckets(uri, timeout, RedisTokenBuckets.reconnectDelayFor(PING));
-        AdmissionController controller = new AdmissionController(redis, mode, sync, PING, clock::get);
+        AdmissionController controller = new AdmissionController(redis, mode, sync, PING, () -> liveInstances,
+                scheduler, scheduler::nanoTime);
         resources.add(controller);
+        controller.start();
+        scheduler.runDue(); // the first count of live instances
         return controller;
     }
 
@@ -106,8 +117,8 @@ class AdmissionControllerTest {
             int good = admitted(controller, "good-" + mode, rule, 5);
             if (mode == AdmissionMode.BATCHED) {
                 // the sync that charges "good" charges "bad" in the same pipeline
-                await("the batched sync charged good", Duration.ofSeconds(5),
-                        () -> shared("good-" + mode, rule) < 1);
+                scheduler.advance(SYNC);
+                assertThat(shared("good-" + mode, rule)).as("the batched sync charged good").isLessThan(1);
             }
             // Then: "bad" is limited by a local bucket, the others stay on Redis, and nothing switched
             assertThat(bad).as(mode + " bad").isEqualTo(2);
@@ -121,25 +132,36 @@ class AdmissionControllerTest {
     @Test
     void shouldChargeThousandsOfKeysPerSyncWithoutCountingAHealthyRedisAsDown() throws Exception {
         startRedis();
-        // Given: batched mode with the default 50 ms timeout, and far more keys than one round trip carries
-        AdmissionController controller = controller(AdmissionMode.BATCHED, Duration.ofMillis(50));
+        // Given: batched mode, and far more keys than one round trip carries. A round trip must stay far inside
+        // the timeout of a healthy Redis (50 ms by default), so a sync sends its charges in chunks; the chunks
+        // are counted here rather than timed, since a loaded machine can make any one round trip slow.
+        AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
+        AtomicInteger roundTrips = new AtomicInteger();
+        controller.observeRedisCalls((command, nanos) -> {
+            if (command.equals("charge")) {
+                roundTrips.incrementAndGet();
+            }
+        });
         AdmissionRule rule = new AdmissionRule(SLOW, 2);
         int keys = 5_000;
-        // When: each key spends a token
+        // When: each key spends a token, and a sync runs
         for (int i = 0; i < keys; i++) {
             assertThat(controller.admit(key("many-" + i), rule, 1).allowed()).isTrue();
         }
-        // Then: syncs charge them all (in chunks, in no particular order), and admission never left Redis
-        await("every key charged", Duration.ofSeconds(10), () -> {
-            for (int i = 0; i < keys; i += 97) {
-                if (shared("many-" + i, rule) >= 1.5) {
-                    return false;
-                }
-            }
-            return shared("many-" + (keys - 1), rule) < 1.5;
-        });
+        scheduler.advance(SYNC);
+        // Then: the sync charged them all, in chunks of at most CHARGE_CHUNK keys, and admission never left Redis
+        for (int i = 0; i < keys; i += 97) {
+            assertThat(shared("many-" + i, rule)).as("many-" + i + " charged").isLessThan(1.5);
+        }
+        assertThat(shared("many-" + (keys - 1), rule)).as("the last key charged").isLessThan(1.5);
+        int chunk = RedisTokenBuckets.CHARGE_CHUNK;
+        assertThat(roundTrips).as("round trips of a sync").hasValue((keys + chunk - 1) / chunk);
         assertThat(controller.switchesToLocal()).isZero();
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+    }
+
+    private static int mirroredKeys(AdmissionController controller) {
+        return ((BatchedRedisBackend) controller.redisBackend()).mirroredKeys();
     }
 
     /** Admits {@code times} unit-cost records and returns how many were allowed. */
@@ -163,29 +185,44 @@ class AdmissionControllerTest {
         return runScript(key, rule, 0, "charge");
     }
 
-    /** Runs the script on the shared bucket of {@code key} directly, as another service would. */
-    private double runScript(String key, AdmissionRule rule, double cost, String mode) {
+    /** A connection of the test's own to the server, as another service would have. */
+    private StatefulRedisConnection<String, String> direct() {
         if (direct == null) {
             directClient = RedisClient.create(server.uri());
             direct = directClient.connect();
         }
-        List<Object> reply = direct.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        return direct;
+    }
+
+    /** Runs the script on the shared bucket of {@code key} directly, as another service would. */
+    private double runScript(String key, AdmissionRule rule, double cost, String mode) {
+        List<Object> reply = direct().sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
                 new String[] {"shaper:tb:{" + key + "}"}, Double.toString(rule.ratePerSecond()),
                 Double.toString(rule.burst()), Double.toString(cost), mode);
         return TokenBucketScript.parse(reply).tokensLeft();
     }
 
-    /** Polls {@code condition} every 5 ms until it holds; returns the nanoseconds it took. */
-    private static long await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+    /**
+     * Polls until the controller is on Redis again, running the work a reconnect hands the scheduler and moving
+     * its clock on by a ping interval per poll, as the periodic ping would; returns the real nanoseconds it took.
+     * Only for keys whose local refill over those intervals is negligible ({@link #SLOW}).
+     */
+    private long awaitBackOnRedis(AdmissionController controller) {
         long start = System.nanoTime();
-        long deadline = start + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + timeout + ": " + what);
-            }
-            Thread.sleep(5);
-        }
+        Await.until(() -> "still " + controller.backend() + ", " + controller.redisFailure(), Duration.ofSeconds(10),
+                () -> {
+                    scheduler.advance(PING);
+                    return controller.backend() == AdmissionController.Backend.REDIS;
+                });
         return System.nanoTime() - start;
+    }
+
+    /**
+     * Moves the last refill of the shared bucket of {@code key} back by {@code elapsed}, as if that much more of
+     * Redis's time had passed: Redis's clock cannot be advanced, and waiting for it would make the test sleep.
+     */
+    private void shiftBucketTime(String key, Duration elapsed) {
+        direct().sync().hincrby("shaper:tb:{" + key + "}", "ts", -elapsed.toNanos() / 1000);
     }
 
     private List<ILoggingEvent> events() {
@@ -214,23 +251,27 @@ class AdmissionControllerTest {
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.retryAfterMs()).isBetween(990_000L, 1_000_000L); // 1 token at 0.001/s
 
-        // rate 20/s, burst 5, asked every ~5 ms for 600 ms: each token is taken soon after it refills, so the
-        // count is the burst plus the refill over the time between the first and the last call (by Redis's
-        // clock), which lies between the bounds measured here. One token of slack for a late last poll.
+        // rate 20/s, burst 5, asked every 5 ms of the bucket's time for 600 ms (each step moves its last refill
+        // 5 ms into the past): each token is taken soon after it refills, so the count is the burst plus the
+        // refill over the time between the first and the last call (the steps, and Redis's clock meanwhile),
+        // which lies between the bounds measured here. One token of slack for a late last poll.
         AdmissionRule rule = new AdmissionRule(20, 5);
+        Duration step = Duration.ofMillis(5);
+        int steps = 120;
         long beforeFirst = System.nanoTime();
         int allowed = controller.admit(key("refill"), rule, 1).allowed() ? 1 : 0;
         long afterFirst = System.nanoTime();
-        long beforeLast;
-        do {
-            Thread.sleep(5);
+        long beforeLast = afterFirst;
+        for (int i = 0; i < steps; i++) {
+            shiftBucketTime("refill", step);
             beforeLast = System.nanoTime();
             allowed += controller.admit(key("refill"), rule, 1).allowed() ? 1 : 0;
-        } while (System.nanoTime() - beforeFirst < Duration.ofMillis(600).toNanos());
+        }
         long afterLast = System.nanoTime();
 
-        long atLeast = (long) Math.floor(5 + 20 * (beforeLast - afterFirst) / 1e9) - 1;
-        long atMost = (long) Math.floor(5 + 20 * (afterLast - beforeFirst) / 1e9);
+        long shifted = step.toNanos() * steps;
+        long atLeast = (long) Math.floor(5 + 20 * (shifted + beforeLast - afterFirst) / 1e9) - 1;
+        long atMost = (long) Math.floor(5 + 20 * (shifted + afterLast - beforeFirst) / 1e9);
         assertThat((long) allowed).isBetween(atLeast, atMost);
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
         assertThat(controller.switchesToLocal()).isZero();
@@ -239,8 +280,7 @@ class AdmissionControllerTest {
     @Test
     void whenRedisDiesAdmissionSwitchesToLocalSharesOnceAndBackWhenItReturns() throws Exception {
         startRedis();
-        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT);
-        controller.setLiveInstances(() -> 2);
+        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT, 2);
         AdmissionRule rule = new AdmissionRule(10, 10);
         assertThat(admitted(controller, "k", rule, 3)).isEqualTo(3);
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
@@ -254,33 +294,38 @@ class AdmissionControllerTest {
         // The failed call is bounded by the timeout (500 ms); 2 s of slack for a loaded machine.
         assertThat(failoverNanos).isLessThan(TIMEOUT.plusSeconds(2).toNanos());
 
-        // The local share of 2 instances: rate 5/s, burst 5, on the injected clock, starting from half of the 7
+        // The local share of 2 instances: rate 5/s, burst 5, on the scheduler's clock, starting from half of the 7
         // tokens Redis last said were left.
         assertThat(1 + admitted(controller, "k", rule, 20)).isEqualTo(3);
         AdmissionDecision empty = controller.admit(key("k"), rule, 1);
         assertThat(empty.allowed()).isFalse();
         // The missing half token at 5/s: 100 ms, less what Redis refilled on its own clock between the calls.
         assertThat(empty.retryAfterMs()).isBetween(1L, 100L);
-        clock.addAndGet(Duration.ofSeconds(1).toNanos());
+        // Meanwhile the monitor fails a ping every interval: they neither switch, count nor log.
+        scheduler.advance(Duration.ofSeconds(1));
         assertThat(admitted(controller, "k", rule, 20)).isEqualTo(5);
-        clock.addAndGet(Duration.ofMillis(200).toNanos());
+        scheduler.advance(Duration.ofMillis(200));
         assertThat(admitted(controller, "k", rule, 20)).isEqualTo(1);
-        clock.addAndGet(Duration.ofSeconds(60).toNanos());
+        scheduler.advance(Duration.ofSeconds(60));
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
         assertThat(admitted(controller, "k", rule, 20)).as("capped at the burst share").isEqualTo(5);
 
-        // Let the monitor fail a few pings: they neither switch, count nor log.
-        Thread.sleep(PING.multipliedBy(3).toMillis());
-        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
-
+        // When Redis answers again, the client's reconnect hands the scheduler a ping at once: admission is back
+        // without waiting for the next tick, well within the two ping intervals promised. Only the reconnect is
+        // awaited; the scheduler's clock stands still, so "k" hands back the empty bucket it has now.
         server.restart();
-        long backNanos = await("back on Redis", Duration.ofSeconds(10),
-                () -> controller.backend() == AdmissionController.Backend.REDIS);
+        long restartedAt = scheduler.nanoTime();
+        long realStart = System.nanoTime();
+        Await.until("back on Redis at the reconnect", Duration.ofSeconds(10), () -> {
+            scheduler.runDue();
+            return controller.backend() == AdmissionController.Backend.REDIS;
+        });
+        long backNanos = scheduler.nanoTime() - restartedAt;
         System.out.printf("Admission: failover took %.1f ms; back on Redis %.1f ms after it answered again"
-                + " (ping interval %d ms, reconnect delay %d ms)%n", failoverNanos / 1e6, backNanos / 1e6,
-                PING.toMillis(), RedisTokenBuckets.reconnectDelayFor(PING).toMillis());
-        // At most one reconnect delay (40 ms) plus one ping interval (200 ms), i.e. within two ping intervals;
-        // 300 ms of slack for a loaded machine.
-        assertThat(backNanos).isLessThan(PING.multipliedBy(2).plusMillis(300).toNanos());
+                + " (ping interval %d ms, reconnect delay %d ms)%n", failoverNanos / 1e6,
+                (System.nanoTime() - realStart) / 1e6, PING.toMillis(),
+                RedisTokenBuckets.reconnectDelayFor(PING).toMillis());
+        assertThat(backNanos).as("on the scheduler's clock").isLessThanOrEqualTo(PING.multipliedBy(2).toNanos());
 
         // The restarted Redis is empty, but "k" spent its local bucket: its shared bucket holds what the two
         // instances' shares say is left (2 x 0), not a fresh burst. A key not limited locally gets the whole rule.
@@ -315,12 +360,12 @@ class AdmissionControllerTest {
         assertThat(waitedNanos).isLessThan(Duration.ofSeconds(1).toNanos());
 
         // While paused, the monitor's pings time out too: still local.
-        while (System.nanoTime() - pausedAt < pause.minusMillis(300).toNanos()) {
+        Await.until("the pause nearly over", Duration.ofSeconds(10), () -> {
+            scheduler.advance(PING);
             assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
-            Thread.sleep(20);
-        }
-        long backNanos = await("back on Redis after the pause", Duration.ofSeconds(10),
-                () -> controller.backend() == AdmissionController.Backend.REDIS);
+            return System.nanoTime() - pausedAt >= pause.minusMillis(300).toNanos();
+        });
+        long backNanos = awaitBackOnRedis(controller);
         long sincePause = System.nanoTime() - pausedAt;
         System.out.printf("Admission: paused Redis: failover after %.1f ms; back on Redis %.1f ms after the"
                 + " %d ms pause began%n", waitedNanos / 1e6, sincePause / 1e6, pause.toMillis());
@@ -343,8 +388,7 @@ class AdmissionControllerTest {
         assertThat(admitted(controller, "k", rule, 10)).isEqualTo(4);
 
         server.restart();
-        long backNanos = await("on Redis", Duration.ofSeconds(10),
-                () -> controller.backend() == AdmissionController.Backend.REDIS);
+        long backNanos = awaitBackOnRedis(controller);
         System.out.printf("Admission: started without Redis; on Redis %.1f ms after it answered%n", backNanos / 1e6);
         assertThat(controller.switchesToRedis()).isEqualTo(1);
         // The 4 tokens spent locally carry over: Redis's fresh bucket is lowered to what the local one left.
@@ -371,8 +415,7 @@ class AdmissionControllerTest {
     @Test
     void strictSwitchesCarryEachKeysBalanceOverInsteadOfGrantingAFreshBurst() throws Exception {
         startRedis();
-        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT);
-        controller.setLiveInstances(() -> 2);
+        AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT, 2);
         AdmissionRule rule = new AdmissionRule(SLOW, 10);
         // Given: "k" spent 6 of its 10 tokens in Redis
         assertThat(admitted(controller, "k", rule, 6)).isEqualTo(6);
@@ -384,8 +427,7 @@ class AdmissionControllerTest {
 
         // When: Redis is back, empty (its buckets start full). Then: "k" gets what the local bucket left, 2 x 0
         server.restart();
-        await("back on Redis", Duration.ofSeconds(10),
-                () -> controller.backend() == AdmissionController.Backend.REDIS);
+        awaitBackOnRedis(controller);
         assertThat(admitted(controller, "k", rule, 10)).isZero();
         assertThat(shared("k", rule)).isCloseTo(0, within(0.01));
     }
@@ -393,27 +435,27 @@ class AdmissionControllerTest {
     @Test
     void batchedSwitchesCarryEachKeysBalanceOverInsteadOfGrantingAFreshBurst() throws Exception {
         startRedis();
-        AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
-        controller.setLiveInstances(() -> 2);
+        AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT, 2);
         AdmissionRule rule = new AdmissionRule(SLOW, 10);
         // Given: "k" spent 6 of its 10 tokens, charged to Redis
         assertThat(admitted(controller, "k", rule, 6)).isEqualTo(6);
-        await("synced", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) - 4) < 0.01);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).as("synced").isCloseTo(4, within(0.01));
 
         // When: Redis dies, and the sync that would charge one more token fails
         server.kill();
         assertThat(admitted(controller, "k", rule, 1)).isEqualTo(1);
-        await("local after a failed sync", Duration.ofSeconds(5),
-                () -> controller.backend() == AdmissionController.Backend.LOCAL);
+        scheduler.advance(SYNC);
+        assertThat(controller.backend()).as("local after a failed sync").isEqualTo(AdmissionController.Backend.LOCAL);
         // Then: the local bucket starts from half of the mirror's 3 tokens, not from half of the burst
         assertThat(admitted(controller, "k", rule, 10)).isEqualTo(1);
 
         // When: Redis is back, empty. Then: the shared bucket holds what the two shares leave (2 x 0.5) once the
         // pending token is charged, not a fresh 10
         server.restart();
-        await("back on Redis", Duration.ofSeconds(10),
-                () -> controller.backend() == AdmissionController.Backend.REDIS);
-        await("the pending token charged", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) - 1) < 0.01);
+        awaitBackOnRedis(controller);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).as("the pending token charged").isCloseTo(1, within(0.01));
         assertThat(admitted(controller, "k", rule, 10)).isEqualTo(1);
     }
 
@@ -427,61 +469,51 @@ class AdmissionControllerTest {
         // fresh mirror does not know yet and admits 10, then its sync charges them and adopts the balance.
         runScript("k", rule, 30, "take");
         assertThat(admitted(controller, "k", rule, 10)).isEqualTo(10);
-        await("the mirror and Redis agree on 100 - 30 - 10", Duration.ofSeconds(5),
-                () -> Math.abs(shared("k", rule) - 60) < 0.01 && Math.abs(tokens(controller, "k", rule) - 60) < 0.01);
-        // The mirror (on the frozen injected clock) now admits exactly what is left in Redis.
+        scheduler.advance(SYNC);
+        // The mirror and Redis agree on 100 - 30 - 10.
+        assertThat(shared("k", rule)).isCloseTo(60, within(0.01));
+        assertThat(tokens(controller, "k", rule)).isCloseTo(60, within(0.01));
+        // The mirror (on the scheduler's clock, which stands still meanwhile) admits exactly what is left in Redis.
         assertThat(admitted(controller, "k", rule, 100)).isEqualTo(60);
-        await("Redis charged the 60", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule)) < 0.01);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).as("Redis charged the 60").isCloseTo(0, within(0.01));
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
         assertThat(controller.switchesToLocal()).isZero();
     }
 
-    /** A key's memo as the admission processor keeps it, in the key's slot. */
-    private static final class Memo implements AdmissionController.KeyMemo {
-        private Object value;
-
-        @Override
-        public Object admissionMemo() {
-            return value;
-        }
-
-        @Override
-        public void admissionMemo(Object memo) {
-            value = memo;
-        }
-    }
-
     @Test
-    void aKeysMemoKeepsItsMirrorAndOneTheSyncForgotIsReplacedWithoutLosingACharge() throws Exception {
+    void aKeysAdmissionStateKeepsItsMirrorAndOneTheSyncForgotIsReplacedWithoutLosingACharge() throws Exception {
         startRedis();
         AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
         AdmissionRule rule = new AdmissionRule(SLOW, 100);
-        Memo memo = new Memo();
+        KeyAdmission perKey = new KeyAdmission();
 
         for (int i = 0; i < 10; i++) {
-            assertThat(controller.admit(key("k"), rule, 1, memo).allowed()).isTrue();
+            assertThat(controller.admit(key("k"), rule, 1, perKey).allowed()).isTrue();
         }
-        Object mirror = memo.value;
+        Mirror mirror = perKey.mirror;
         assertThat(mirror).as("the key's mirror, kept for its next records").isNotNull();
-        assertThat(controller.admit(key("k"), rule, 0, memo).tokensLeft()).isCloseTo(90, within(0.01));
-        assertThat(memo.value).isSameAs(mirror);
-        await("the 10 charged", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) - 90) < 0.01);
+        assertThat(controller.admit(key("k"), rule, 0, perKey).tokensLeft()).isCloseTo(90, within(0.01));
+        assertThat(perKey.mirror).isSameAs(mirror);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).as("the 10 charged").isCloseTo(90, within(0.01));
 
         // Idle for longer than the sync keeps a mirror with nothing to charge (100 sync intervals): forgotten.
-        clock.addAndGet(SYNC.multipliedBy(101).toNanos());
-        await("the sync forgot the idle mirror", Duration.ofSeconds(5), () -> controller.mirroredKeys() == 0);
+        scheduler.advance(SYNC.multipliedBy(101));
+        assertThat(mirroredKeys(controller)).as("the sync forgot the idle mirror").isZero();
 
-        // The stale memo is noticed: the take goes to a new mirror, which the next sync charges.
+        // The stale mirror is noticed: the take goes to a new mirror, which the next sync charges.
         for (int i = 0; i < 7; i++) {
-            assertThat(controller.admit(key("k"), rule, 1, memo).allowed()).isTrue();
+            assertThat(controller.admit(key("k"), rule, 1, perKey).allowed()).isTrue();
         }
-        assertThat(memo.value).isNotNull().isNotSameAs(mirror);
-        assertThat(controller.mirroredKeys()).isEqualTo(1);
-        await("the 7 charged", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) - 83) < 0.01);
-        // Both paths share the mirrors: a take without the memo draws on the same one.
-        await("the new mirror adopted the shared balance", Duration.ofSeconds(5),
-                () -> Math.abs(tokens(controller, "k", rule) - 83) < 0.01);
-        assertThat(controller.admit(key("k"), rule, 0, memo).tokensLeft()).isCloseTo(83, within(0.01));
+        assertThat(perKey.mirror).isNotNull().isNotSameAs(mirror);
+        assertThat(mirroredKeys(controller)).isEqualTo(1);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).as("the 7 charged").isCloseTo(83, within(0.01));
+        // Both paths share the mirrors: a take without the key's state draws on the same one.
+        assertThat(tokens(controller, "k", rule)).as("the new mirror adopted the shared balance")
+                .isCloseTo(83, within(0.01));
+        assertThat(controller.admit(key("k"), rule, 0, perKey).tokensLeft()).isCloseTo(83, within(0.01));
     }
 
     @Test
@@ -491,17 +523,21 @@ class AdmissionControllerTest {
         AdmissionController b = controller(AdmissionMode.BATCHED, TIMEOUT);
         AdmissionRule rule = new AdmissionRule(SLOW, 100);
 
+        // Both sync on the test's scheduler, A first.
         assertThat(admitted(a, "k", rule, 30)).isEqualTo(30);
-        await("A's 30 charged", Duration.ofSeconds(5),
-                () -> Math.abs(shared("k", rule) - 70) < 0.01 && Math.abs(tokens(a, "k", rule) - 70) < 0.01);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).as("A's 30 charged").isCloseTo(70, within(0.01));
+        assertThat(tokens(a, "k", rule)).isCloseTo(70, within(0.01));
         assertThat(admitted(b, "k", rule, 20)).isEqualTo(20);
-        await("B's 20 charged", Duration.ofSeconds(5),
-                () -> Math.abs(shared("k", rule) - 50) < 0.01 && Math.abs(tokens(b, "k", rule) - 50) < 0.01);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).as("B's 20 charged").isCloseTo(50, within(0.01));
+        assertThat(tokens(b, "k", rule)).isCloseTo(50, within(0.01));
         // A mirror is refreshed when its instance has consumption to charge: A takes in B's 20 with its next.
         assertThat(tokens(a, "k", rule)).isCloseTo(70, within(0.01));
         assertThat(admitted(a, "k", rule, 1)).isEqualTo(1);
-        await("A sees B's consumption", Duration.ofSeconds(5),
-                () -> Math.abs(shared("k", rule) - 49) < 0.01 && Math.abs(tokens(a, "k", rule) - 49) < 0.01);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).isCloseTo(49, within(0.01));
+        assertThat(tokens(a, "k", rule)).as("A sees B's consumption").isCloseTo(49, within(0.01));
 
         // Both spend their mirror (A 49, B still 50) before the other's charge reaches them: the documented
         // excess, at most (N - 1) x (B + r x S), is charged to the shared bucket, which goes negative and
@@ -510,11 +546,12 @@ class AdmissionControllerTest {
         int byB = admitted(b, "k", rule, 100);
         assertThat(byA).isEqualTo(49);
         assertThat(byB).isEqualTo(50);
-        await("Redis charged both", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) + 50) < 0.01);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).as("Redis charged both").isCloseTo(-50, within(0.01));
         double bound = (2 - 1) * (rule.burst() + rule.ratePerSecond() * SYNC.toMillis() / 1000.0);
         assertThat(byA + byB - 49).as("excess over the 49 tokens left").isLessThanOrEqualTo((int) bound);
-        await("the last to sync sees the debt", Duration.ofSeconds(5),
-                () -> Math.min(tokens(a, "k", rule), tokens(b, "k", rule)) < -49.99);
+        assertThat(Math.min(tokens(a, "k", rule), tokens(b, "k", rule))).as("the last to sync sees the debt")
+                .isLessThan(-49.99);
         assertThat(a.admit(key("k"), rule, 1).allowed()).isFalse();
         assertThat(b.admit(key("k"), rule, 1).allowed()).isFalse();
         assertThat(a.switchesToLocal() + b.switchesToLocal()).isZero();
@@ -526,22 +563,23 @@ class AdmissionControllerTest {
         AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
         AdmissionRule rule = new AdmissionRule(SLOW, 100);
         assertThat(admitted(controller, "k", rule, 5)).isEqualTo(5);
-        await("synced", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) - 95) < 0.01);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).as("synced").isCloseTo(95, within(0.01));
 
         server.kill();
         // Admitted from the mirror; the sync that tries to charge them fails and switches to local.
         assertThat(admitted(controller, "k", rule, 10)).isEqualTo(10);
-        await("local after a failed sync", Duration.ofSeconds(5),
-                () -> controller.backend() == AdmissionController.Backend.LOCAL);
+        scheduler.advance(SYNC);
+        assertThat(controller.backend()).as("local after a failed sync").isEqualTo(AdmissionController.Backend.LOCAL);
         assertThat(controller.switchesToLocal()).isEqualTo(1);
 
         // Empty, so the bucket starts full; the return lowers it to the 95 known before the outage, and the sync
         // charges the pending 10 on top.
         server.restart();
-        await("back on Redis", Duration.ofSeconds(10),
-                () -> controller.backend() == AdmissionController.Backend.REDIS);
-        await("the pending 10 charged", Duration.ofSeconds(5), () -> Math.abs(shared("k", rule) - 85) < 0.01);
-        Thread.sleep(SYNC.multipliedBy(4).toMillis()); // a few more syncs: nothing is charged twice
+        awaitBackOnRedis(controller);
+        scheduler.advance(SYNC);
+        assertThat(shared("k", rule)).as("the pending 10 charged").isCloseTo(85, within(0.01));
+        scheduler.advance(SYNC.multipliedBy(4)); // a few more syncs: nothing is charged twice
         assertThat(shared("k", rule)).isCloseTo(85, within(0.01));
         assertThat(controller.switchesToRedis()).isEqualTo(1);
     }
@@ -551,7 +589,7 @@ class AdmissionControllerTest {
         startRedis();
         // A sync interval far longer than the test: only close() can charge.
         AdmissionController controller = controller(server.uri(), AdmissionMode.BATCHED, TIMEOUT,
-                Duration.ofMinutes(1));
+                Duration.ofMinutes(1), 1);
         AdmissionRule rule = new AdmissionRule(SLOW, 100);
         assertThat(admitted(controller, "k", rule, 10)).isEqualTo(10);
         assertThat(shared("k", rule)).as("nothing charged yet").isCloseTo(100, within(0.01));
@@ -576,8 +614,7 @@ class AdmissionControllerTest {
         server.kill();
         controller.admit(key("k"), rule, 1);
         server.restart();
-        await("back on Redis", Duration.ofSeconds(10),
-                () -> controller.backend() == AdmissionController.Backend.REDIS);
+        awaitBackOnRedis(controller);
 
         // A wrong password: Redis refuses the connection; the refusal is logged, the password is not.
         String wrong = "wr0ng-Pa55word";

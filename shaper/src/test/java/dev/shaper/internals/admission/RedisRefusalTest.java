@@ -9,7 +9,9 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.FreePort;
+import dev.shaper.testsupport.ManualScheduler;
 import dev.shaper.testsupport.RedisServer;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.KillArgs;
@@ -34,13 +36,15 @@ import org.slf4j.LoggerFactory;
 /**
  * A Redis that answers but refuses the shaper (wrong or missing credentials, an untrusted TLS certificate) is
  * told apart from one that does not answer: named once in the log, in the metrics and in the health detail.
- * Each test starts its own redis-server (with a password or TLS) on free ports.
+ * Each test starts its own redis-server (with a password or TLS) on free ports. The admission's pings run on a
+ * {@link ManualScheduler} the tests advance; only what Redis or its client does on its own is awaited.
  */
 class RedisRefusalTest {
 
     private static final Duration PING = Duration.ofMillis(100);
     private static final Duration TIMEOUT = Duration.ofMillis(500);
 
+    private final ManualScheduler scheduler = new ManualScheduler();
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
     private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
@@ -67,8 +71,9 @@ class RedisRefusalTest {
         RedisTokenBuckets redis = new RedisTokenBuckets(uri, TIMEOUT, RedisTokenBuckets.reconnectDelayFor(PING),
                 trustedCas);
         AdmissionController controller = new AdmissionController(redis, AdmissionMode.STRICT, Duration.ofMillis(50),
-                PING, System::nanoTime);
+                PING, () -> 1, scheduler, scheduler::nanoTime);
         resources.add(controller);
+        controller.start();
         return controller;
     }
 
@@ -92,7 +97,7 @@ class RedisRefusalTest {
             StreamsHealth health = new StreamsHealth();
             health.watchAdmission(controller);
             // Let the monitor ping a few times: each is refused again, and none is logged again.
-            Thread.sleep(PING.multipliedBy(4).toMillis());
+            scheduler.advance(PING.multipliedBy(4));
 
             // Then: local buckets, and the refusal is named, not taken for "does not answer"
             assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
@@ -128,16 +133,15 @@ class RedisRefusalTest {
         controller.admit(key("k"), rule, 1);
 
         // Then: the reconnect's refusal is what the monitor reports, named once
-        await("the refused reconnect is named", Duration.ofSeconds(10), () -> controller.redisFailure() != null
+        pingUntil("the refused reconnect is named", () -> controller.redisFailure() != null
                 && controller.redisFailure().kind() == RedisFailure.Kind.AUTHENTICATION);
-        Thread.sleep(PING.multipliedBy(4).toMillis());
+        scheduler.advance(PING.multipliedBy(4));
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
         assertThat(admissionLog(Level.ERROR, "refuses the shaper's credentials")).hasSize(1);
 
         // And: with the old password back, admission returns to Redis and the failure is gone
         admin.sync().aclSetuser("shaper", AclSetuserArgs.Builder.resetpass().addPassword("old-Pa55"));
-        await("back on Redis", Duration.ofSeconds(10),
-                () -> controller.backend() == AdmissionController.Backend.REDIS);
+        pingUntil("back on Redis", () -> controller.backend() == AdmissionController.Backend.REDIS);
         assertThat(controller.redisFailure()).isNull();
         assertThat(controller.healthDetail()).isNull();
     }
@@ -159,7 +163,7 @@ class RedisRefusalTest {
         AdmissionController untrusted = controller(uri, null);
         StreamsHealth health = new StreamsHealth();
         health.watchAdmission(untrusted);
-        Thread.sleep(PING.multipliedBy(4).toMillis());
+        scheduler.advance(PING.multipliedBy(4));
 
         // Then: local buckets, and the TLS failure is named once, with what to do
         assertThat(untrusted.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
@@ -211,14 +215,15 @@ class RedisRefusalTest {
         }
     }
 
-    private static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + timeout + ": " + what);
-            }
-            Thread.sleep(10);
-        }
+    /**
+     * Polls until {@code condition} holds, which needs the Redis client to reconnect (or fail to), letting the
+     * monitor ping once per poll: the scheduler's clock moves on by a ping interval each time.
+     */
+    private void pingUntil(String what, BooleanSupplier condition) {
+        Await.until(what, Duration.ofSeconds(10), () -> {
+            scheduler.advance(PING);
+            return condition.getAsBoolean();
+        });
     }
 
     private List<String> messages() {

@@ -26,7 +26,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The token-bucket script against a real redis-server (its own, on a free port). Redis's clock (TIME) cannot be
  * controlled, so time-dependent figures are checked against bounds derived from the elapsed time measured
  * around the calls, or use rates so low that the refill during a test is negligible (0.001 token/s: under
- * 0.01 token in 10 s).
+ * 0.01 token in 10 s). Where a test needs time to pass, it moves the bucket's last refill into the past
+ * ({@link #shiftBucketTime}) instead of waiting.
  */
 class TokenBucketScriptTest {
 
@@ -91,6 +92,14 @@ class TokenBucketScriptTest {
         return run(admissionKey, rate, burst, 0, "charge").tokensLeft();
     }
 
+    /**
+     * Moves the last refill of the bucket of {@code admissionKey} back by {@code elapsed}, as if that much more of
+     * Redis's time had passed since: Redis's clock cannot be advanced, and waiting for it would make tests sleep.
+     */
+    private static void shiftBucketTime(String admissionKey, Duration elapsed) {
+        redis.hincrby(bucket(admissionKey), "ts", -elapsed.toNanos() / 1000);
+    }
+
     private static double seconds(long nanos) {
         return nanos / 1e9;
     }
@@ -150,20 +159,25 @@ class TokenBucketScriptTest {
         assertThat(run(key, rate, 100, 100, "take").tokensLeft()).isLessThan(0.5);
         long afterTake = System.nanoTime();
 
-        // Read the balance until 10 tokens (200 ms) have come back; every reading must match the time that
-        // passed between the take and the read, as far as this side can tell. 0.05 token = 1 ms of slack for
-        // the difference between Redis's clock (TIME) and System.nanoTime.
+        // Read the balance until 10 tokens (200 ms) have come back, moving the bucket's last refill 20 ms into the
+        // past before each read; every reading must match the time that passed between the take and the read
+        // (those 20 ms steps and Redis's clock meanwhile), as far as this side can tell. 0.05 token = 1 ms of
+        // slack for the difference between Redis's clock (TIME) and System.nanoTime.
+        Duration step = Duration.ofMillis(20);
+        long shifted = 0;
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         int readings = 0;
         double tokens;
         do {
-            Thread.sleep(20);
+            shiftBucketTime(key, step);
+            shifted += step.toNanos();
             long beforeRead = System.nanoTime();
             tokens = balance(key, rate, 100);
             long afterRead = System.nanoTime();
             readings++;
             assertThat(tokens).as("reading %d", readings).isBetween(
-                    rate * seconds(beforeRead - afterTake) - 0.05, rate * seconds(afterRead - beforeTake) + 0.05);
+                    rate * seconds(shifted + beforeRead - afterTake) - 0.05,
+                    rate * seconds(shifted + afterRead - beforeTake) + 0.05);
             assertThat(System.nanoTime()).as("10 tokens refilled in time").isLessThan(deadline);
         } while (tokens < 10);
         assertThat(readings).isGreaterThan(1);
@@ -173,17 +187,17 @@ class TokenBucketScriptTest {
     @Test
     void theRefillStopsAtTheBurst() throws Exception {
         String key = newKey();
-        // rate 1000/s, burst 5: empty within 5 ms of refill, then full again; never above 5.
+        // rate 1000/s, burst 5: empty, then full again within 5 ms of refill (1 ms per read); never above 5.
         assertThat(run(key, 1000, 5, 5, "take").allowed()).isTrue();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         double tokens;
         do {
-            Thread.sleep(5);
+            shiftBucketTime(key, Duration.ofMillis(1));
             tokens = balance(key, 1000, 5);
             assertThat(tokens).isLessThanOrEqualTo(5);
             assertThat(System.nanoTime()).as("refilled in time").isLessThan(deadline);
         } while (tokens < 5);
-        Thread.sleep(20); // 20 more tokens' worth of time
+        shiftBucketTime(key, Duration.ofMillis(20)); // 20 more tokens' worth of time
         assertThat(balance(key, 1000, 5)).isEqualTo(5);
     }
 

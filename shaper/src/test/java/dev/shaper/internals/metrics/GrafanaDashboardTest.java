@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.testsupport.ManualScheduler;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ class GrafanaDashboardTest {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
         try (AdmissionController admission = new AdmissionController(null, AdmissionMode.BATCHED,
-                Duration.ofMillis(100), Duration.ofSeconds(1), System::nanoTime)) {
+                Duration.ofMillis(100), Duration.ofSeconds(1), () -> 1, new ManualScheduler(), System::nanoTime)) {
             metrics.bindAdmission(admission);
             metrics.redisCall("take", 1_000);
             metrics.registerTaskCounts(1, 100).released(System.currentTimeMillis(), 5, 100);

@@ -7,6 +7,7 @@ import dev.shaper.RejectReason;
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.testsupport.ManualScheduler;
 import dev.shaper.testsupport.ShaperDriver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -105,7 +106,7 @@ class ShaperMetricsTopologyTest {
     void shouldCountRateLimitedRecordsAndShowTheLocalBackend() {
         AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
         try (AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT,
-                Duration.ofMillis(100), Duration.ofSeconds(1), nanos::get);
+                Duration.ofMillis(100), Duration.ofSeconds(1), () -> 1, new ManualScheduler(), nanos::get);
              ShaperDriver shaper = ShaperDriver.start(Map.of(ShaperConfig.SHAPING_RATE_CONFIG, "1000000",
                      ShaperConfig.ADMISSION_RATE_CONFIG, "2", ShaperConfig.ADMISSION_BURST_CONFIG, "2"), null,
                      admission)) {

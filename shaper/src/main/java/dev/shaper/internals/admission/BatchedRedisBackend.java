@@ -1,0 +1,68 @@
+package dev.shaper.internals.admission;
+
+import java.time.Duration;
+
+/**
+ * The batched mode: each key is admitted from a local mirror of its shared bucket ({@link BatchedTokenBuckets}),
+ * and every sync interval what the mirrors admitted is charged to Redis, whose balances they then take in.
+ */
+final class BatchedRedisBackend implements RedisBackend {
+
+    /** A mirror unused for this many sync intervals, with nothing to charge, is forgotten. */
+    private static final int IDLE_SYNCS = 100;
+
+    private final BatchedTokenBuckets mirrors = new BatchedTokenBuckets();
+    private final RedisTokenBuckets redis;
+    private final LocalBackend local;
+    private final Duration syncInterval;
+
+    BatchedRedisBackend(RedisTokenBuckets redis, LocalBackend local, Duration syncInterval) {
+        this.redis = redis;
+        this.local = local;
+        this.syncInterval = syncInterval;
+    }
+
+    @Override
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyAdmission perKey,
+                                   long nowNanos) {
+        return mirrors.tryTake(admissionKey, rule, cost, nowNanos, perKey);
+    }
+
+    @Override
+    public Duration syncInterval() {
+        return syncInterval;
+    }
+
+    @Override
+    public void sync(long nowNanos) throws RedisUnavailableException {
+        try {
+            mirrors.sync(redis, nowNanos, syncInterval.toNanos() * IDLE_SYNCS);
+        } catch (RedisUnavailableException e) {
+            seedLocal(nowNanos); // before the switch: no record may find a fresh local bucket meanwhile
+            throw e;
+        }
+    }
+
+    /** Local buckets start from this instance's share of the mirrors' balances: what Redis last said, less use. */
+    private void seedLocal(long nowNanos) {
+        int instances = local.instances();
+        for (LocalTokenBuckets.Balance b : mirrors.balances(nowNanos)) {
+            local.seed(b.key(), b.shared(), b.shared().share(instances), b.tokens() / instances, nowNanos);
+        }
+    }
+
+    @Override
+    public void handBack(long nowNanos) throws RedisUnavailableException {
+        HandBack.capSharedBuckets(redis, local, mirrors, nowNanos);
+    }
+
+    @Override
+    public void flush(long nowNanos) throws RedisUnavailableException {
+        mirrors.sync(redis, nowNanos, 0);
+    }
+
+    /** How many keys are mirrored right now (for tests). */
+    int mirroredKeys() {
+        return mirrors.size();
+    }
+}

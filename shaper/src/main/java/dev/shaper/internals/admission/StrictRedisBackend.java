@@ -1,0 +1,30 @@
+package dev.shaper.internals.admission;
+
+/**
+ * The strict mode: each decision is one call to the key's shared bucket in Redis, exact and shared with any
+ * service that runs the same script. Each answer also sets where the key's local bucket starts if Redis fails.
+ */
+final class StrictRedisBackend implements RedisBackend {
+
+    private final RedisTokenBuckets redis;
+    private final LocalBackend local;
+
+    StrictRedisBackend(RedisTokenBuckets redis, LocalBackend local) {
+        this.redis = redis;
+        this.local = local;
+    }
+
+    @Override
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyAdmission perKey,
+                                   long nowNanos) throws RedisUnavailableException, BucketUnusableException {
+        AdmissionDecision decision = redis.take(admissionKey, rule, cost);
+        // The balance last known from Redis: where this key's local bucket starts if Redis fails.
+        local.seed(admissionKey, rule, local.share(rule, cost), decision.tokensLeft() / local.instances(), nowNanos);
+        return decision;
+    }
+
+    @Override
+    public void handBack(long nowNanos) throws RedisUnavailableException {
+        HandBack.capSharedBuckets(redis, local, HandBack.NO_MIRRORS, nowNanos);
+    }
+}
