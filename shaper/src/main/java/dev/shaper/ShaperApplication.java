@@ -1,8 +1,6 @@
 package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionController;
-import dev.shaper.internals.admission.DaemonThreadScheduler;
-import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.config.SettingsLoader;
 import dev.shaper.internals.http.OperationsServer;
@@ -12,13 +10,13 @@ import dev.shaper.internals.limits.TopicLimitsReader;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
+import dev.shaper.internals.wiring.AdmissionWiring;
 import dev.shaper.internals.wiring.TopologyWiring;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +26,6 @@ import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -127,7 +124,7 @@ public final class ShaperApplication {
                 instances = new LiveInstanceCounter(adminConfig(streamsProps),
                         streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
                         config.redisTimeout().multipliedBy(20));
-                admission = createAdmission(config, instances);
+                admission = AdmissionWiring.forConfig(config, instances);
             }
             streams = new KafkaStreams(TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions,
                     admission, metrics, topicLimits)), streamsProps);
@@ -176,21 +173,6 @@ public final class ShaperApplication {
     private static HostInfo applicationServer(StreamsConfig streamsConfig) {
         String endpoint = streamsConfig.getString(StreamsConfig.APPLICATION_SERVER_CONFIG);
         return endpoint == null || endpoint.isBlank() ? null : HostInfo.buildFromEndpoint(endpoint);
-    }
-
-    /**
-     * The admission of this instance, not started: on Redis when a URI is set, local buckets otherwise.
-     *
-     * @param liveInstances counts the live instances of the application, for the local fallback's share
-     */
-    public static AdmissionController createAdmission(ShaperConfig config, IntSupplier liveInstances) {
-        String uri = config.redisUri();
-        Duration ping = config.redisPingInterval();
-        RedisTokenBuckets redis = uri == null ? null
-                : new RedisTokenBuckets(uri, config.redisTimeout(), RedisTokenBuckets.reconnectDelayFor(ping),
-                        config.redisTlsCaFile());
-        return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
-                liveInstances, new DaemonThreadScheduler("shaper-admission"), System::nanoTime);
     }
 
     /** Starts Kafka Streams, blocks until SIGTERM or a fatal error, and closes cleanly. */
@@ -286,7 +268,7 @@ public final class ShaperApplication {
     }
 
     /** The Admin client settings among the Kafka Streams settings (bootstrap servers, security, ...). */
-    public static Map<String, Object> adminConfig(Properties streamsProps) {
+    private static Map<String, Object> adminConfig(Properties streamsProps) {
         Map<String, Object> admin = new java.util.HashMap<>();
         streamsProps.forEach((k, v) -> {
             if (AdminClientConfig.configNames().contains(String.valueOf(k))) {

@@ -1,8 +1,8 @@
 package dev.shaper.bench;
 
-import dev.shaper.ShaperApplication;
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.wiring.AdmissionWiring;
 import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -48,7 +48,7 @@ final class AppRun {
         ShaperConfig config = new ShaperConfig(settings);
         this.applicationId = settings.get(StreamsConfig.APPLICATION_ID_CONFIG);
         this.stateDir = Path.of(settings.get(StreamsConfig.STATE_DIR_CONFIG));
-        this.admission = app.admission() == null ? null : ShaperApplication.createAdmission(config,
+        this.admission = app.admission() == null ? null : AdmissionWiring.forConfig(config,
                 () -> 1); // one instance per run
         try {
             if (admission != null) {

@@ -1,0 +1,31 @@
+package dev.shaper.internals.wiring;
+
+import dev.shaper.ShaperConfig;
+import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.DaemonThreadScheduler;
+import dev.shaper.internals.admission.RedisTokenBuckets;
+import java.time.Duration;
+import java.util.function.IntSupplier;
+
+/** Builds an instance's admission from its settings. */
+public final class AdmissionWiring {
+
+    private AdmissionWiring() {
+    }
+
+    /**
+     * The admission of one instance, not started: on Redis when {@code shaper.redis.uri} is set, local buckets
+     * otherwise; its background work on one daemon thread.
+     *
+     * @param liveInstances counts the live instances of the application, for the local fallback's share
+     */
+    public static AdmissionController forConfig(ShaperConfig config, IntSupplier liveInstances) {
+        String uri = config.redisUri();
+        Duration ping = config.redisPingInterval();
+        RedisTokenBuckets redis = uri == null ? null
+                : new RedisTokenBuckets(uri, config.redisTimeout(), RedisTokenBuckets.reconnectDelayFor(ping),
+                        config.redisTlsCaFile());
+        return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
+                liveInstances, new DaemonThreadScheduler("shaper-admission"), System::nanoTime);
+    }
+}
