@@ -48,6 +48,8 @@ public final class AdmissionController implements AutoCloseable {
     private final AtomicBoolean onRedis = new AtomicBoolean();
     /** Why Redis cannot be used, while admission is local although a Redis is configured; null otherwise. */
     private volatile RedisFailure failure;
+    /** A kind of failure one ping saw that differs from {@link #failure}'s: reported once the next ping sees it too. */
+    private RedisFailure.Kind unconfirmedKind;
     private final AtomicLong switchesToLocal = new AtomicLong();
     private final AtomicLong switchesToRedis = new AtomicLong();
     private final AtomicLong lastUnusableLogNanos = new AtomicLong(Long.MIN_VALUE / 2);
@@ -248,6 +250,12 @@ public final class AdmissionController implements AutoCloseable {
         RedisFailure why = ping(redis);
         if (why != null) {
             RedisFailure before = failure;
+            if (before != null && before.kind() != why.kind() && why.kind() != unconfirmedKind) {
+                // One ping's word is not a change: a refused handshake sometimes surfaces as a closed connection.
+                unconfirmedKind = why.kind();
+                return;
+            }
+            unconfirmedKind = null;
             failure = why;
             // Named once per change (e.g. Redis came back with another password), not at every ping.
             if (before == null || before.kind() != why.kind()) {
