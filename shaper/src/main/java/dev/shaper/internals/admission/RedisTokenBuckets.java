@@ -42,9 +42,9 @@ public final class RedisTokenBuckets implements AutoCloseable {
     static final int KEYS_PER_CALL = 128;
 
     /**
-     * Keys charged per pipelined round trip: a few script calls (see {@link #KEYS_PER_CALL}), so
-     * that a round trip stays far inside the timeout of a healthy Redis (about 4 us of Redis time per key: some
-     * 4 ms here, against 50 ms by default), while a sync of 10,000 keys takes 10 round trips rather than 40.
+     * Keys charged per pipelined round trip: a few script calls (see {@link #KEYS_PER_CALL}), so that a round trip
+     * stays far inside the timeout of a healthy Redis, while a sync of many keys takes few round trips (the figures
+     * are in the benchmark notes).
      */
     static final int CHARGE_CHUNK = 1024;
 
@@ -108,9 +108,9 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     /**
      * The longest a connection may take to establish: TCP, TLS and the handshake (HELLO, AUTH). Longer than a
-     * command's timeout, because the first connection of a JVM loads and starts the client (Netty, TLS) first:
-     * with the 50 ms default, a healthy Redis failed both pings at start about one time in three, and admission
-     * started with a false switch to local buckets. No stream thread waits for a connection: commands are
+     * command's timeout, because the first connection of a JVM loads and starts the client (Netty, TLS) first; at a
+     * command's timeout a healthy Redis could fail both pings at start (benchmark notes). No stream thread waits for
+     * a connection: commands are
      * rejected at once while there is none, and (re)connecting happens at start or on the background thread.
      */
     static Duration connectTimeout(Duration timeout) {
@@ -391,9 +391,9 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     /**
      * Opens both connections and makes each one's first script call (with no bucket: it changes nothing), at
-     * start, where a slow answer costs nothing. The first calls of a JVM load and compile the client's code
-     * paths: made by the batched mode's first sync instead, they outlasted the 50 ms default timeout on a loaded
-     * machine, and a healthy Redis counted as down. Failures are ignored: the calls that follow will tell.
+     * start, where a slow answer costs nothing: the first calls of a JVM load and compile the client's code paths,
+     * and made by the batched mode's first sync they could outlast the timeout, counting a healthy Redis as down.
+     * Failures are ignored: the calls that follow will tell.
      */
     public void warmUp() {
         try {
