@@ -241,4 +241,36 @@ class ShaperConfigTest {
                 .isEqualTo("SHAPER_SHAPING_MAX_DELAY_MS");
         assertThat(SettingsLoader.toEnvironmentName("bootstrap.servers")).isEqualTo("STREAMS_BOOTSTRAP_SERVERS");
     }
+
+    @Test
+    void shouldIgnoreTheVariablesKubernetesSetsForAServiceNamedShaper(@TempDir Path dir) throws Exception {
+        // Given: the variables Kubernetes injects into every pod when a Service is named "shaper", beside a real one
+        Path file = dir.resolve("shaper.properties");
+        Files.writeString(file, "bootstrap.servers=file:9092\n");
+        Map<String, String> environment = Map.of(
+                "SHAPER_SERVICE_HOST", "10.0.0.7",
+                "SHAPER_SERVICE_PORT", "8080",
+                "SHAPER_PORT", "tcp://10.0.0.7:8080",
+                "SHAPER_PORT_8080_TCP_ADDR", "10.0.0.7",
+                "SHAPER_SHAPING_RATE", "7.5");
+
+        // When: the settings are loaded
+        Map<String, String> settings = SettingsLoader.load(file, environment);
+
+        // Then: the real setting applies, the others are named as ignored, and the shaper accepts the settings
+        assertThat(settings).containsEntry("shaper.shaping.rate", "7.5")
+                .doesNotContainKeys("shaper.service.host", "shaper.port", "shaper.port.8080.tcp.addr");
+        assertThat(SettingsLoader.ignoredVariables(environment)).containsExactly("SHAPER_PORT",
+                "SHAPER_PORT_8080_TCP_ADDR", "SHAPER_SERVICE_HOST", "SHAPER_SERVICE_PORT");
+        assertThat(new ShaperConfig(settings).defaultShapingRule().ratePerSecond()).isEqualTo(7.5);
+    }
+
+    @Test
+    void shouldStillRefuseAMisspeltShaperKeyInTheSettingsFile(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("shaper.properties");
+        Files.writeString(file, "bootstrap.servers=file:9092\nshaper.shaping.rat=5\n");
+        Map<String, String> settings = SettingsLoader.load(file, Map.of());
+        assertThatThrownBy(() -> new ShaperConfig(settings)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("shaper.shaping.rat");
+    }
 }
