@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,24 +76,71 @@ public final class ShaperApplication {
         this.http = http;
     }
 
+    /** Exit code of a clean stop. */
+    public static final int EXIT_OK = 0;
+    /** Exit code after a fatal Kafka Streams error (the other instances take over this one's tasks). */
+    public static final int EXIT_FATAL = 1;
+    /** Exit code of a settings error: a bad or unknown key, a bad rules file, an unreadable settings file. */
+    public static final int EXIT_SETTINGS = 2;
+    /**
+     * Exit code when the brokers do not answer, or the topics are missing or unsuitable. Not 3: the image's JVM
+     * exits with 3 on an {@code OutOfMemoryError} ({@code -XX:+ExitOnOutOfMemoryError}).
+     */
+    public static final int EXIT_KAFKA = 4;
+
+    private static final String USAGE = """
+            usage: java -jar shaper.jar SETTINGS_FILE
+                   java -jar shaper.jar --help | --version
+
+            SETTINGS_FILE is a Java properties file: application.id, bootstrap.servers, any Kafka Streams or
+            client key, and the shaper.* settings; SHAPER_* and STREAMS_* environment variables override keys.
+
+            exit codes: 0 stopped cleanly, 1 fatal Kafka Streams error, 2 settings error,
+                        4 brokers unreachable or topics missing or unsuitable""";
+
     public static void main(String[] args) {
-        if (args.length != 1) {
-            System.err.println("usage: java -jar shaper.jar path/to/shaper.properties");
-            System.exit(2);
+        System.exit(run(args, System.getenv(), System.out, System.err));
+    }
+
+    /**
+     * The command line: starts the shaper on the settings file {@code args[0]} and runs it until it stops, or
+     * answers {@code --help} and {@code --version}.
+     *
+     * @return the process's exit code, one of the {@code EXIT_} constants
+     */
+    static int run(String[] args, Map<String, String> environment, PrintStream out, PrintStream err) {
+        if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+            out.println(USAGE);
+            return EXIT_OK;
+        }
+        if (args.length == 1 && args[0].equals("--version")) {
+            out.println("shaper " + version());
+            return EXIT_OK;
+        }
+        if (args.length != 1 || args[0].startsWith("-")) {
+            err.println(USAGE);
+            return EXIT_SETTINGS;
         }
         ShaperApplication app;
         try {
-            app = create(SettingsLoader.load(Path.of(args[0]), System.getenv()));
-        } catch (ConfigException | RulesFile.RulesFileException | StartupException e) {
-            System.err.println("shaper: configuration error: " + e.getMessage());
-            System.exit(2);
-            return;
+            app = create(SettingsLoader.load(Path.of(args[0]), environment));
+        } catch (ConfigException | RulesFile.RulesFileException e) {
+            err.println("shaper: configuration error: " + e.getMessage());
+            return EXIT_SETTINGS;
+        } catch (StartupException e) {
+            err.println("shaper: cannot start against the brokers: " + e.getMessage());
+            return EXIT_KAFKA;
         } catch (java.io.IOException e) {
-            System.err.println("shaper: cannot read settings file " + args[0] + ": " + e);
-            System.exit(2);
-            return;
+            err.println("shaper: cannot read settings file " + args[0] + ": " + e);
+            return EXIT_SETTINGS;
         }
-        System.exit(app.runUntilStopped());
+        return app.runUntilStopped();
+    }
+
+    /** The version in the jar's manifest, or "development" when run from the classes. */
+    static String version() {
+        String version = ShaperApplication.class.getPackage().getImplementationVersion();
+        return version == null ? "development" : version;
     }
 
     /**
@@ -189,7 +237,7 @@ public final class ShaperApplication {
             Thread.currentThread().interrupt();
         }
         close();
-        return failed ? 1 : 0;
+        return failed ? EXIT_FATAL : EXIT_OK;
     }
 
     /**

@@ -6,11 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.KafkaBroker;
 import dev.shaper.testsupport.ShaperInstance;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -24,6 +31,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Topic settings that differ between the input and the shaper's other topics must not let one record stop the
@@ -83,6 +91,27 @@ class TopicSettingsIT {
                 .isInstanceOf(ShaperApplication.StartupException.class)
                 .hasMessageContaining("the rejected topic compact-rejected has cleanup.policy compact; it must be"
                         + " delete");
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldExitWithTheKafkaCodeWhenTheTopicsAreMissing(@TempDir Path dir) throws Exception {
+        // Given: a settings file naming topics that do not exist
+        Properties props = new Properties();
+        settings("absent", "absent-rejected").forEach((key, value) -> props.setProperty(key, String.valueOf(value)));
+        Path file = dir.resolve("shaper.properties");
+        try (Writer writer = Files.newBufferedWriter(file)) {
+            props.store(writer, null);
+        }
+
+        // When: the shaper is started from the command line
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = ShaperApplication.run(new String[] {file.toString()}, Map.of(),
+                new PrintStream(OutputStream.nullOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        // Then: it exits with the code of a Kafka problem, not of a settings error, and names the topics
+        assertThat(code).isEqualTo(ShaperApplication.EXIT_KAFKA);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("absent-in", "do not exist");
     }
 
     @Test
