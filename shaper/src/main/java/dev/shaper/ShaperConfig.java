@@ -67,11 +67,21 @@ public final class ShaperConfig extends AbstractConfig {
             + " A record that would exceed it is rejected with reason QUEUE_FULL. 0 means never queue: what"
             + " cannot leave at once is rejected.";
 
+    /** Bound on the records queued by one task, all its keys together. */
+    public static final String SHAPING_MAX_TASK_QUEUE_CONFIG = "shaper.shaping.max.task.queue";
+    public static final String SHAPING_MAX_TASK_QUEUE_DOC = "Most records one stream task (one input partition)"
+            + " may have waiting, all its keys together. A record that would have to wait beyond it is rejected"
+            + " with reason QUEUE_FULL: the state stores and their changelogs stay bounded whatever the number of"
+            + " keys.";
+
     /** Default delay bound of each key. */
     public static final String SHAPING_MAX_DELAY_MS_CONFIG = "shaper.shaping.max.delay.ms";
-    public static final String SHAPING_MAX_DELAY_MS_DOC = "Default longest wait, in milliseconds, that a record"
-            + " may be scheduled for at arrival. A record that would wait longer is rejected with reason"
-            + " DELAY_EXCEEDED and a retry-after of the excess.";
+    public static final String SHAPING_MAX_DELAY_MS_DOC = "Default longest wait, in milliseconds, of a record"
+            + " between its arrival and its release. A record that would wait longer, behind its key's rate or"
+            + " behind the total rate's backlog, is rejected at arrival with reason DELAY_EXCEEDED and a"
+            + " retry-after of the excess; a queued record that has waited longer than this plus one tick (the"
+            + " total rate's share shrank, or the release stalled) is rejected as DELAY_EXCEEDED instead of"
+            + " released late.";
 
     /** Cap on all keys together. */
     public static final String SHAPING_TOTAL_RATE_CONFIG = "shaper.shaping.total.rate";
@@ -196,6 +206,8 @@ public final class ShaperConfig extends AbstractConfig {
                     SHAPING_RATE_DOC)
             .define(SHAPING_MAX_QUEUE_CONFIG, Type.INT, 10_000, Range.atLeast(0), Importance.HIGH,
                     SHAPING_MAX_QUEUE_DOC)
+            .define(SHAPING_MAX_TASK_QUEUE_CONFIG, Type.INT, 10_000_000, Range.atLeast(1), Importance.MEDIUM,
+                    SHAPING_MAX_TASK_QUEUE_DOC)
             .define(SHAPING_MAX_DELAY_MS_CONFIG, Type.LONG, 60_000L, Range.between(0, 365L * 24 * 3600 * 1000),
                     Importance.HIGH, SHAPING_MAX_DELAY_MS_DOC)
             .define(SHAPING_TOTAL_RATE_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.MEDIUM,
@@ -390,6 +402,11 @@ public final class ShaperConfig extends AbstractConfig {
 
     public double totalRate() {
         return getDouble(SHAPING_TOTAL_RATE_CONFIG);
+    }
+
+    /** The most records one task may have queued, all its keys together. */
+    public int maxTaskQueue() {
+        return getInt(SHAPING_MAX_TASK_QUEUE_CONFIG);
     }
 
     public long tickMs() {

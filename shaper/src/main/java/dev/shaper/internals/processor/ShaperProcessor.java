@@ -1,5 +1,6 @@
 package dev.shaper.internals.processor;
 
+import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.limits.TopicLimits;
@@ -37,10 +38,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
      * @param releasedHeader     whether shaped records carry {@code shaper.released.ms}
      * @param topicLimits        what the output topic, the rejected topic and the changelogs take
      * @param admissionKeyHeader the header holding the admission key, or null for the record key
+     * @param maxTaskQueue       the most records the task may have queued, all its keys together
      */
     public record Settings(String scheduleStoreName, String keyStoreName, String shapedChild, String rejectedChild,
                            long tickMs, long catchUpMaxMs, double taskTotalRate, boolean releasedHeader,
-                           TopicLimits topicLimits, String admissionKeyHeader) {
+                           TopicLimits topicLimits, String admissionKeyHeader, int maxTaskQueue) {
     }
 
     private final Settings settings;
@@ -53,6 +55,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /** The {@code shaper.released.ms} value of the current millisecond, shared by the records it releases. */
     private final ReleaseStamp stamp = new ReleaseStamp();
     private final BucketRelease bucketRelease = new BucketRelease();
+    private final LeavingRecords leaving = new LeavingRecords();
 
     private ProcessorContext<byte[], byte[]> context;
     private TaskQueues queues;
@@ -81,7 +84,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.clock = new VirtualClock(settings.catchUpMaxMs(), queues.savedVirtualTime(), wallNow);
         this.total = new TotalRateLimiter(settings.taskTotalRate());
         this.outputs = new OutputChecks(settings.topicLimits(), wallNow);
-        QueuedTotals restored = queues.queuedTotals();
+        QueuedTotals restored = queues.restoredTotals();
         this.counts = metrics.registerTaskCounts(restored.records(), restored.bytes());
         context.schedule(Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME, this::release);
     }
@@ -120,7 +123,13 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
     private void shape(Record<byte[], byte[]> record, long cost, KeyEntry entry, long now, long wallNow) {
         Arrival arrival = LeakyBucket.arrive(entry.state(), rules.ruleFor(record.key()), now, cost,
-                total.canPass(now));
+                total.canPass(now), total.backlogNanos(now, queues.queuedUnits()));
+        if (arrival instanceof Arrival.Enqueue && queues.queuedRecords() >= settings.maxTaskQueue()) {
+            reject(record, new Refusal(RejectReason.QUEUE_FULL, settings.tickMs(), "the queues of this partition"
+                    + " hold " + queues.queuedRecords() + " records, the most allowed is " + settings.maxTaskQueue()
+                    + " (shaper.shaping.max.task.queue)"));
+            return;
+        }
         if (arrival instanceof Arrival.Pass pass) {
             total.onPass(now, cost);
             queues.pass(entry, pass.state());
@@ -147,9 +156,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long before = clock.current();
         long now = clock.advance(wallNow);
         queues.startTick(now);
-        bucketRelease.startTick(now, now - before);
-        queues.releaseDue(now, bucketRelease, (key, queued, storedBytes) -> forwardReleased(key, queued, storedBytes,
-                wallNow));
+        bucketRelease.startTick(now, now - before, wallNow);
+        leaving.wallNow = wallNow;
+        queues.releaseDue(now, bucketRelease, leaving);
         queues.endTick(now);
         counts.tick(wallNow);
     }
@@ -172,19 +181,63 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         counts.released(wallNow, waitedMs, storedBytes);
     }
 
+    /** A queued record that waited past its key's {@code max.delay.ms} (and a tick) goes to the rejected topic. */
+    private void rejectExpired(byte[] key, QueuedRecord queued, long storedBytes, long wallNow) {
+        Record<byte[], byte[]> expired = new Record<>(key, queued.value(), queued.timestamp(), queued.headers());
+        reject(expired, new Refusal(RejectReason.DELAY_EXCEEDED, "expired while queued: waited "
+                + (wallNow - queued.enqueuedWallMs()) + " ms, more than this key's max.delay.ms of "
+                + rules.ruleFor(key).maxDelayMs() + " ms (the total rate's share shrank or the release stalled)"));
+        counts.dequeuedToRejected(storedBytes);
+    }
+
+    /** Where the records a release scan took out of the queues go. */
+    private final class LeavingRecords implements TaskQueues.ReleasedRecords {
+        private long wallNow;
+
+        @Override
+        public void released(byte[] key, QueuedRecord record, long storedBytes) {
+            forwardReleased(key, record, storedBytes, wallNow);
+        }
+
+        @Override
+        public void expired(byte[] key, QueuedRecord record, long storedBytes) {
+            rejectExpired(key, record, storedBytes, wallNow);
+        }
+    }
+
     /** The release side of the leaky buckets and the task's total cap, for one tick. */
     private final class BucketRelease implements TaskQueues.ReleasePolicy {
         private long now;
         private long step;
+        private long wallNow;
 
-        void startTick(long nowNanos, long stepNanos) {
+        void startTick(long nowNanos, long stepNanos, long wallNowMs) {
             now = nowNanos;
             step = stepNanos;
+            wallNow = wallNowMs;
+            ruleKey = null; // the rules may have changed between ticks; a key array may be reused
+        }
+
+        /** The rule of the key last asked about: the scan asks twice per record, with the same key array. */
+        private byte[] ruleKey;
+        private ShapingRule rule;
+
+        private ShapingRule ruleFor(byte[] key) {
+            if (key != ruleKey) {
+                ruleKey = key;
+                rule = rules.ruleFor(key);
+            }
+            return rule;
+        }
+
+        @Override
+        public boolean expired(byte[] key, long enqueuedWallMs) {
+            return wallNow - enqueuedWallMs > ruleFor(key).maxDelayMs() + settings.tickMs();
         }
 
         @Override
         public KeyState release(byte[] key, KeyState state, long cost) {
-            ShapingRule rule = rules.ruleFor(key);
+            ShapingRule rule = ruleFor(key);
             return LeakyBucket.release(state, rule, now, LeakyBucket.releaseTolerance(rule, tickNanos), cost);
         }
 

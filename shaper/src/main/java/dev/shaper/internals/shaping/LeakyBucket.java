@@ -28,6 +28,16 @@ public final class LeakyBucket {
      * @param mayPassNow false when something other than this key (the total rate) holds the record back
      */
     public static Arrival arrive(KeyState state, ShapingRule rule, long nowNanos, long cost, boolean mayPassNow) {
+        return arrive(state, rule, nowNanos, cost, mayPassNow, 0);
+    }
+
+    /**
+     * Like {@link #arrive(KeyState, ShapingRule, long, long, boolean)}, for a record that also waits behind the
+     * total rate: a record that would have to queue leaves no sooner than {@code capWaitNanos} from now, and its
+     * wait, bounded by the key's {@code max.delay.ms}, is the longer of that and its key's own.
+     */
+    public static Arrival arrive(KeyState state, ShapingRule rule, long nowNanos, long cost, boolean mayPassNow,
+                                 long capWaitNanos) {
         long due = Math.max(state.tatNanos(), nowNanos);
         long nextTat = saturatedAdd(due, rule.intervalNanos(cost));
         if (state.queuedRecords() == 0 && mayPassNow && due - ARRIVAL_TOLERANCE_NANOS <= nowNanos
@@ -43,11 +53,13 @@ public final class LeakyBucket {
                     "queue of this key holds " + state.queuedRecords() + " records, the most allowed is "
                             + rule.maxQueue());
         }
-        long wait = due - nowNanos;
+        long keyWait = due - nowNanos;
+        long wait = Math.max(keyWait, capWaitNanos);
         long maxDelayNanos = rule.maxDelayMs() * 1_000_000L;
         if (wait > maxDelayNanos) {
             return new Arrival.Reject(RejectReason.DELAY_EXCEEDED, nanosToRetryMs(wait - maxDelayNanos),
-                    "record would wait " + nanosToRetryMs(wait) + " ms, the most allowed is " + rule.maxDelayMs()
+                    "record would wait " + nanosToRetryMs(wait) + " ms" + (capWaitNanos > keyWait
+                            ? " behind the total rate's backlog" : "") + ", the most allowed is " + rule.maxDelayMs()
                             + " ms");
         }
         return new Arrival.Enqueue(due, state.withEnqueued(nextTat, cost));
@@ -69,6 +81,14 @@ public final class LeakyBucket {
         }
         long next = saturatedAdd(Math.max(state.releaseTatNanos(), nowNanos), rule.intervalNanos(cost));
         return state.withReleased(cost).withReleaseTat(next);
+    }
+
+    /**
+     * The key's state once one of its queued records, costing {@code cost}, left the queue without being released
+     * (it expired): the release schedule does not move, since nothing was sent.
+     */
+    public static KeyState expire(KeyState state, long cost) {
+        return state.withReleased(cost);
     }
 
     /**

@@ -49,6 +49,20 @@ public final class TotalRateLimiter {
         return true;
     }
 
+    /**
+     * How long, from {@code nowNanos}, the cap needs before a record behind {@code queuedUnits} units may leave:
+     * the spend it has still to earn back, plus the queued units at the cap's rate; 0 without a cap. It errs long,
+     * never short: queued records due after the new one count too, so a bound on the wait refuses a record rather
+     * than let it wait longer than promised.
+     */
+    public long backlogNanos(long nowNanos, long queuedUnits) {
+        if (isUnlimited()) {
+            return 0;
+        }
+        long owed = tatNanos > nowNanos ? tatNanos - nowNanos : 0; // not max(0, tat - now): MIN_VALUE would wrap
+        return queuedUnits > 0 ? LeakyBucket.saturatedAdd(owed, interval(queuedUnits)) : owed;
+    }
+
     private long interval(long cost) {
         return ShapingRule.intervalNanos(cost, ratePerSecond);
     }

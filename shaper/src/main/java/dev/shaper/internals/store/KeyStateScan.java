@@ -21,6 +21,7 @@ final class KeyStateScan {
      */
     static QueuedTotals queuedTotals(KeyValueStore<Bytes, byte[]> inner) {
         long records = 0;
+        long units = 0;
         long bytes = 0;
         try (KeyValueIterator<Bytes, byte[]> it = inner.all()) {
             while (it.hasNext()) {
@@ -28,11 +29,12 @@ final class KeyStateScan {
                 if (!KeyStateKeys.isClock(entry.key)) {
                     KeyState state = KeyStateCodec.decode(entry.value);
                     records += state.queuedRecords();
+                    units += state.queuedUnits();
                     bytes += state.queuedBytes();
                 }
             }
         }
-        return new QueuedTotals(records, bytes);
+        return new QueuedTotals(records, units, bytes);
     }
 
     /** How many key states the inner store holds. */

@@ -35,6 +35,11 @@ public record QueuedRecord(long timestamp, long enqueuedWallMs, long cost, Heade
         return buf.array();
     }
 
+    /** When an encoded record was queued (wall-clock milliseconds), read without decoding the rest. */
+    public static long enqueuedWallMsOf(byte[] encoded) {
+        return ByteBuffer.wrap(encoded).getLong(1 + 8);
+    }
+
     /** The cost of an encoded record, read without decoding the rest. */
     public static long costOf(byte[] encoded) {
         return ByteBuffer.wrap(encoded).getLong(1 + 8 + 8);

@@ -1,6 +1,7 @@
 package dev.shaper.internals.store;
 
 import dev.shaper.internals.shaping.KeyState;
+import dev.shaper.internals.shaping.LeakyBucket;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -21,6 +22,9 @@ public final class TaskQueues {
 
     /** Decides, record by record in due order, what a release scan may let go. */
     public interface ReleasePolicy {
+        /** Whether a due record of {@code key}, queued at wall time {@code enqueuedWallMs}, waited too long to go. */
+        boolean expired(byte[] key, long enqueuedWallMs);
+
         /**
          * The key's state once one of its records, costing {@code cost}, is released now; null if the key's own
          * schedule holds it back (its later records then wait too).
@@ -31,10 +35,13 @@ public final class TaskQueues {
         boolean takeTotal(long cost);
     }
 
-    /** Receives what a release scan let go, in due order, after the scan. */
+    /** Receives what a release scan took out of the queues, in due order, after the scan. */
     public interface ReleasedRecords {
-        /** {@code record} of {@code key} left the queue, freeing {@code storedBytes}. */
-        void accept(byte[] key, QueuedRecord record, long storedBytes);
+        /** {@code record} of {@code key} is released, freeing {@code storedBytes}. */
+        void released(byte[] key, QueuedRecord record, long storedBytes);
+
+        /** {@code record} of {@code key} expired (see {@link ReleasePolicy#expired}), freeing {@code storedBytes}. */
+        void expired(byte[] key, QueuedRecord record, long storedBytes);
     }
 
     /**
@@ -54,13 +61,23 @@ public final class TaskQueues {
     /** The keys one release scan holds back; a field so that a tick costs no new hash table. */
     private final Set<Bytes> heldBack = new HashSet<>();
     private final List<ScheduleStore.Entry> released = new ArrayList<>();
+    /** Whether each entry of {@link #released} expired rather than was released. */
+    private final List<Boolean> expired = new ArrayList<>();
+    /** Records and units queued in the task, all keys together. */
+    private long queuedRecords;
+    private long queuedUnits;
+    private final QueuedTotals restored;
     /** The scan in progress: its policy, and the position of the first record it held back. */
     private ReleasePolicy scanPolicy;
     private Bytes firstHeldBack;
 
+    /** Opens the queues of a task over its stores, counting what they hold (a full scan of the key states). */
     public TaskQueues(ScheduleStore schedule, KeyStateStore keyStates) {
         this.schedule = schedule;
         this.keyStates = keyStates;
+        this.restored = keyStates.queuedTotals();
+        this.queuedRecords = restored.records();
+        this.queuedUnits = restored.units();
     }
 
     /** The virtual time the task saved last, or null if it never ran. */
@@ -68,9 +85,19 @@ public final class TaskQueues {
         return keyStates.loadVirtualTime();
     }
 
-    /** Records and bytes queued in the task, as its stored states say: a full scan, once when the task starts. */
-    public QueuedTotals queuedTotals() {
-        return keyStates.queuedTotals();
+    /** What the queues held when they opened (restored from the changelog, or left by the task before). */
+    public QueuedTotals restoredTotals() {
+        return restored;
+    }
+
+    /** Records queued in the task now, all keys together. */
+    public long queuedRecords() {
+        return queuedRecords;
+    }
+
+    /** Units (costs) queued in the task now, all keys together. */
+    public long queuedUnits() {
+        return queuedUnits;
     }
 
     /** Tells the queues the task's virtual time, which decides which key states are idle. */
@@ -101,6 +128,8 @@ public final class TaskQueues {
         }
         long storedBytes = QueuedRecord.storedSize(key, stored);
         entry.update(newState.plusQueuedBytes(storedBytes));
+        queuedRecords++;
+        queuedUnits += cost;
         if (schedule.put(key, dueNanos, stored)) {
             // Queued records reached RocksDB ahead of the commit: their keys' states and the virtual time their dues
             // count in go with them (under at-least-once a crash before the commit would restore records without).
@@ -116,17 +145,27 @@ public final class TaskQueues {
      */
     public void releaseDue(long nowNanos, ReleasePolicy policy, ReleasedRecords sink) {
         released.clear();
+        expired.clear();
         heldBack.clear();
         firstHeldBack = null;
         scanPolicy = policy;
         Bytes stoppedAt = schedule.scan(scanFloor, ScheduleKeys.lowerBound(nowNanos + 1), this::visit);
         scanPolicy = null;
-        for (ScheduleStore.Entry entry : released) {
+        for (int i = 0; i < released.size(); i++) {
+            ScheduleStore.Entry entry = released.get(i);
             schedule.release(entry);
-            sink.accept(entry.recordKey(), QueuedRecord.decode(entry.value()),
-                    QueuedRecord.storedSize(entry.recordKey(), entry.value()));
+            QueuedRecord record = QueuedRecord.decode(entry.value());
+            queuedRecords--;
+            queuedUnits -= record.cost();
+            long storedBytes = QueuedRecord.storedSize(entry.recordKey(), entry.value());
+            if (expired.get(i)) {
+                sink.expired(entry.recordKey(), record, storedBytes);
+            } else {
+                sink.released(entry.recordKey(), record, storedBytes);
+            }
         }
         released.clear();
+        expired.clear();
         scanFloor = nextScanFloor(nowNanos, stoppedAt, firstHeldBack, schedule.firstOpenPosition());
     }
 
@@ -139,6 +178,14 @@ public final class TaskQueues {
         }
         long cost = QueuedRecord.costOf(entry.value());
         KeyEntry slot = keyStates.entry(key);
+        long storedBytes = QueuedRecord.storedSize(key, entry.value());
+        if (scanPolicy.expired(key, QueuedRecord.enqueuedWallMsOf(entry.value()))) {
+            // Out of the queue without a release: the key's release schedule stays, and the cap is not spent.
+            slot.update(LeakyBucket.expire(slot.state(), cost).plusQueuedBytes(-storedBytes));
+            released.add(entry);
+            expired.add(Boolean.TRUE);
+            return true;
+        }
         KeyState after = scanPolicy.release(key, slot.state(), cost);
         if (after == null) {
             heldBack.add(wrapped);
@@ -151,8 +198,9 @@ public final class TaskQueues {
             return false;
         }
         // The key's state moves now, so that its next due record in this scan sees it.
-        slot.update(after.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
+        slot.update(after.plusQueuedBytes(-storedBytes));
         released.add(entry);
+        expired.add(Boolean.FALSE);
         return true;
     }
 

@@ -93,7 +93,7 @@ public final class TopologyWiring {
         ShaperProcessor.Settings settings = new ShaperProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
                 SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(),
                 config.totalRate() / parts.inputPartitions(), config.releasedHeader(), limits,
-                config.admissionKeyHeader());
+                config.admissionKeyHeader(), config.maxTaskQueue());
         StateCacheBudget cache = new StateCacheBudget(config.stateCacheMaxKeys()); // one for all the tasks
         parts.metrics().bindStateCache(cache);
         RuleBook rules = parts.rules();

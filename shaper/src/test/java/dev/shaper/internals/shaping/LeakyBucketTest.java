@@ -131,4 +131,24 @@ class LeakyBucketTest {
         assertThat(new ShapingRule(3, 1, 1).intervalNanos(3)).isEqualTo(1_000_000_000L);
         assertThat(new ShapingRule(0.5, 1, 1).intervalNanos(1)).isEqualTo(2_000_000_000L);
     }
+
+    @Test
+    void shouldBoundTheWaitBehindTheTotalRateByTheKeysMaxDelay() {
+        ShapingRule rule = new ShapingRule(1_000, 10, 1_000);
+        // Held back by the total rate, which needs 900 ms (allowed) or 1,500 ms (500 ms too long) before it
+        assertThat(LeakyBucket.arrive(KeyState.ABSENT, rule, T0, 1, false, 900 * MS))
+                .isInstanceOf(Arrival.Enqueue.class);
+        Arrival tooLong = LeakyBucket.arrive(KeyState.ABSENT, rule, T0, 1, false, 1_500 * MS);
+        assertThat(tooLong).isInstanceOf(Arrival.Reject.class);
+        Arrival.Reject reject = (Arrival.Reject) tooLong;
+        assertThat(reject.reason()).isEqualTo(RejectReason.DELAY_EXCEEDED);
+        assertThat(reject.retryAfterMs()).isEqualTo(500);
+        assertThat(reject.detail()).contains("behind the total rate's backlog");
+    }
+
+    @Test
+    void shouldLeaveTheReleaseScheduleAloneWhenAQueuedRecordExpires() {
+        KeyState state = new KeyState(T0 + 500 * MS, 2, 3, 40, T0 + 100 * MS);
+        assertThat(LeakyBucket.expire(state, 2)).isEqualTo(new KeyState(T0 + 500 * MS, 1, 1, 40, T0 + 100 * MS));
+    }
 }

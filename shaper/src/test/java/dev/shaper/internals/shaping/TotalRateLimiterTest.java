@@ -40,4 +40,14 @@ class TotalRateLimiterTest {
             assertThat(total.tryRelease(0, 0, 1_000)).isTrue();
         }
     }
+
+    @Test
+    void shouldEstimateTheWaitBehindWhatIsQueuedAndWhatWasSpent() {
+        assertThat(new TotalRateLimiter(0).backlogNanos(1_000 * MS, 1_000)).isZero(); // no cap, no wait
+        TotalRateLimiter total = new TotalRateLimiter(100); // 10 ms per unit
+        assertThat(total.backlogNanos(1_000 * MS, 5)).isEqualTo(50 * MS);
+        total.onPass(1_000 * MS, 3); // 30 ms of the cap spent ahead of now
+        assertThat(total.backlogNanos(1_000 * MS, 5)).isEqualTo(80 * MS);
+        assertThat(total.backlogNanos(1_040 * MS, 0)).isZero();
+    }
 }
