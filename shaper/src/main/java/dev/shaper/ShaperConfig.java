@@ -86,9 +86,22 @@ public final class ShaperConfig extends AbstractConfig {
     /** Cap on all keys together. */
     public static final String SHAPING_TOTAL_RATE_CONFIG = "shaper.shaping.total.rate";
     public static final String SHAPING_TOTAL_RATE_DOC = "Cap on the release rate of all keys together, in"
-            + " units per second (the downstream database's capacity); 0 means no cap. It is shared among"
-            + " waiting keys in proportion to their rates. In this version it is split evenly across the"
-            + " input topic's partitions, so each partition gets total / partitions.";
+            + " units per second (the downstream database's capacity); 0 means no cap. Within a partition it is"
+            + " shared among waiting keys in proportion to their rates; across partitions see"
+            + " shaper.shaping.total.scope.";
+
+    /** How the total rate is shared across partitions. */
+    public static final String SHAPING_TOTAL_SCOPE_CONFIG = "shaper.shaping.total.scope";
+    /** {@link #SHAPING_TOTAL_SCOPE_CONFIG}: shared by demand among the partitions an instance runs. */
+    public static final String TOTAL_SCOPE_CLUSTER = "cluster";
+    /** {@link #SHAPING_TOTAL_SCOPE_CONFIG}: total / partitions for each partition, whatever its demand. */
+    public static final String TOTAL_SCOPE_PARTITION = "partition";
+    public static final String SHAPING_TOTAL_SCOPE_DOC = "How shaper.shaping.total.rate is shared across the input"
+            + " topic's partitions. partition: each partition gets total / partitions, whatever its demand."
+            + " cluster: each instance holds total / partitions for each partition it runs, and shares that pool"
+            + " among its partitions by demand (max-min fair), so a busy partition uses what idle ones leave; the"
+            + " instances together never exceed the total. (Sharing across instances by demand comes with a later"
+            + " version.)";
 
     /** Punctuation interval of the release. */
     public static final String SHAPING_TICK_MS_CONFIG = "shaper.shaping.tick.ms";
@@ -212,6 +225,9 @@ public final class ShaperConfig extends AbstractConfig {
                     Importance.HIGH, SHAPING_MAX_DELAY_MS_DOC)
             .define(SHAPING_TOTAL_RATE_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.MEDIUM,
                     SHAPING_TOTAL_RATE_DOC)
+            .define(SHAPING_TOTAL_SCOPE_CONFIG, Type.STRING, TOTAL_SCOPE_CLUSTER,
+                    ConfigDef.ValidString.in(TOTAL_SCOPE_CLUSTER, TOTAL_SCOPE_PARTITION), Importance.MEDIUM,
+                    SHAPING_TOTAL_SCOPE_DOC)
             .define(SHAPING_TICK_MS_CONFIG, Type.LONG, 100L, Range.between(1, 60_000), Importance.MEDIUM,
                     SHAPING_TICK_MS_DOC)
             .define(SHAPING_CATCHUP_MAX_MS_CONFIG, Type.LONG, 200L, Range.between(1, 600_000), Importance.LOW,
@@ -407,6 +423,11 @@ public final class ShaperConfig extends AbstractConfig {
     /** The most records one task may have queued, all its keys together. */
     public int maxTaskQueue() {
         return getInt(SHAPING_MAX_TASK_QUEUE_CONFIG);
+    }
+
+    /** Whether the partitions an instance runs share their parts of the total rate by demand. */
+    public boolean totalRatePooled() {
+        return TOTAL_SCOPE_CLUSTER.equals(getString(SHAPING_TOTAL_SCOPE_CONFIG));
     }
 
     public long tickMs() {

@@ -3,6 +3,7 @@ package dev.shaper.internals.metrics;
 import dev.shaper.RejectReason;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.RedisFailure;
+import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.internals.store.StateCacheBudget;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -69,6 +70,10 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String STATE_CACHE_KEYS = "shaper.state.cache.keys";
     /** The bound on {@link #STATE_CACHE_KEYS} ({@code shaper.state.cache.max.keys}). */
     public static final String STATE_CACHE_MAX_KEYS = "shaper.state.cache.max.keys";
+    /** Units per second of the total rate this instance holds for its partitions (scope cluster). */
+    public static final String CAPACITY_POOLED = "shaper.capacity.pooled";
+    /** Units per second of {@link #CAPACITY_POOLED} its partitions are given now, by their demand. */
+    public static final String CAPACITY_GIVEN = "shaper.capacity.given";
 
     /**
      * The Kafka Streams settings key under which the application hands this object to the exception handlers
@@ -105,6 +110,7 @@ public final class ShaperMetrics implements AutoCloseable {
     private KafkaStreamsMetrics streamsMetrics;
     /** The instance's key-state cache, once the topology is built; the gauges read 0 before. */
     private volatile StateCacheBudget stateCache;
+    private volatile CapacityPool capacity;
 
     /**
      * @param registry    where the meters live (a Prometheus registry in the application)
@@ -150,6 +156,13 @@ public final class ShaperMetrics implements AutoCloseable {
         // Near the bound is where memory runs short: both are published, so an alert can compare them.
         Gauge.builder(STATE_CACHE_KEYS, this, m -> m.stateCache == null ? 0 : m.stateCache.cachedKeys())
                 .description("Key states this instance keeps in memory in front of RocksDB, in all its tasks")
+                .register(registry);
+        Gauge.builder(CAPACITY_POOLED, this, m -> m.capacity == null ? 0 : m.capacity.pooled())
+                .description("Units/s of shaper.shaping.total.rate this instance holds for the partitions it runs"
+                        + " (0 without a pooled total rate)")
+                .register(registry);
+        Gauge.builder(CAPACITY_GIVEN, this, m -> m.capacity == null ? 0 : m.capacity.given())
+                .description("Units/s of the pooled total rate its partitions are given now, by their demand")
                 .register(registry);
         Gauge.builder(STATE_CACHE_MAX_KEYS, this, m -> m.stateCache == null ? 0 : m.stateCache.maxKeys())
                 .description("The bound on " + STATE_CACHE_KEYS + ", exceeded at most by the states changed since"
@@ -230,6 +243,11 @@ public final class ShaperMetrics implements AutoCloseable {
     /** Publishes how many key states the instance keeps in memory, and its bound. */
     public void bindStateCache(StateCacheBudget cache) {
         stateCache = cache;
+    }
+
+    /** Publishes how much of the total rate the instance holds and gives its partitions. */
+    public void bindCapacity(CapacityPool pool) {
+        capacity = pool;
     }
 
     /** Publishes which backend the admission uses and how often it switched. */

@@ -3,6 +3,8 @@ package dev.shaper.internals.processor;
 import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.TaskCapacity;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.metrics.TaskCounts;
@@ -34,7 +36,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /**
      * Settings of one processor.
      *
-     * @param taskTotalRate      this task's share of {@code shaper.shaping.total.rate}
+     * @param taskTotalRate      this task's fixed share of {@code shaper.shaping.total.rate}, when there is no pool
      * @param releasedHeader     whether shaped records carry {@code shaper.released.ms}
      * @param topicLimits        what the output topic, the rejected topic and the changelogs take
      * @param admissionKeyHeader the header holding the admission key, or null for the record key
@@ -51,6 +53,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     private final long tickNanos;
     /** Null when no key has an admission limit. */
     private final AdmissionStep admission;
+    /** The instance's pool of the total rate, shared by demand; null for a fixed share per task. */
+    private final CapacityPool capacityPool;
     private final Rejections rejections;
     /** The {@code shaper.released.ms} value of the current millisecond, shared by the records it releases. */
     private final ReleaseStamp stamp = new ReleaseStamp();
@@ -61,13 +65,19 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     private TaskQueues queues;
     private OutputChecks outputs;
     private VirtualClock clock;
+    private TaskCapacity capacity;
     private TotalRateLimiter total;
     private TaskCounts counts;
 
-    /** @param admission the instance's admission; null when {@code rules} set no admission limit */
-    public ShaperProcessor(Settings settings, RuleBook rules, AdmissionController admission, ShaperMetrics metrics) {
+    /**
+     * @param admission    the instance's admission; null when {@code rules} set no admission limit
+     * @param capacityPool the instance's pool of the total rate, or null for the fixed share in {@code settings}
+     */
+    public ShaperProcessor(Settings settings, RuleBook rules, AdmissionController admission,
+                           CapacityPool capacityPool, ShaperMetrics metrics) {
         this.settings = settings;
         this.rules = rules;
+        this.capacityPool = capacityPool;
         this.metrics = metrics;
         this.tickNanos = settings.tickMs() * 1_000_000L;
         this.admission = admission == null ? null : new AdmissionStep(admission, rules, settings.admissionKeyHeader());
@@ -82,7 +92,12 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.queues = new TaskQueues(schedule, context.getStateStore(settings.keyStoreName()));
         long wallNow = context.currentSystemTimeMs();
         this.clock = new VirtualClock(settings.catchUpMaxMs(), queues.savedVirtualTime(), wallNow);
-        this.total = new TotalRateLimiter(settings.taskTotalRate());
+        if (capacity != null) {
+            capacity.close(); // initialised again: one place in the pool per task
+        }
+        this.capacity = capacityPool == null ? TaskCapacity.fixed(settings.taskTotalRate())
+                : TaskCapacity.pooled(capacityPool, wallNow);
+        this.total = capacity.limiter();
         this.outputs = new OutputChecks(settings.topicLimits(), wallNow);
         QueuedTotals restored = queues.restoredTotals();
         this.counts = metrics.registerTaskCounts(restored.records(), restored.bytes());
@@ -122,8 +137,12 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
     /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
     private void shape(Record<byte[], byte[]> record, long cost, KeyEntry entry, long now, long wallNow) {
-        Arrival arrival = LeakyBucket.arrive(entry.state(), rules.ruleFor(record.key()), now, cost,
-                total.canPass(now), total.backlogNanos(now, queues.queuedUnits()));
+        boolean totalAllows = total.canPass(now);
+        if (!totalAllows) {
+            capacity.heldBack();
+        }
+        Arrival arrival = LeakyBucket.arrive(entry.state(), rules.ruleFor(record.key()), now, cost, totalAllows,
+                total.backlogNanos(now, queues.queuedUnits()));
         if (arrival instanceof Arrival.Enqueue && queues.queuedRecords() >= settings.maxTaskQueue()) {
             reject(record, new Refusal(RejectReason.QUEUE_FULL, settings.tickMs(), "the queues of this partition"
                     + " hold " + queues.queuedRecords() + " records, the most allowed is " + settings.maxTaskQueue()
@@ -132,6 +151,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
         if (arrival instanceof Arrival.Pass pass) {
             total.onPass(now, cost);
+            capacity.used(cost);
             queues.pass(entry, pass.state());
             // A passed record carries no shaper.queued.ms (absent means 0; InputHeaders removed any forged one).
             HeaderValues.setOrRemove(record.headers(), ShaperHeaders.RELEASED_MS,
@@ -156,6 +176,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long before = clock.current();
         long now = clock.advance(wallNow);
         queues.startTick(now);
+        capacity.tick(wallNow);
         bucketRelease.startTick(now, now - before, wallNow);
         leaving.wallNow = wallNow;
         queues.releaseDue(now, bucketRelease, leaving);
@@ -243,7 +264,12 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
         @Override
         public boolean takeTotal(long cost) {
-            return total.tryRelease(now, step, cost);
+            if (total.tryRelease(now, step, cost)) {
+                capacity.used(cost);
+                return true;
+            }
+            capacity.heldBack();
+            return false;
         }
     }
 
@@ -251,6 +277,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     public void close() {
         if (counts != null) {
             counts.close();
+        }
+        if (capacity != null) {
+            capacity.close();
         }
     }
 

@@ -1,36 +1,62 @@
 package dev.shaper.internals.shaping;
 
 /**
- * The cap on all keys of one task together (the database's capacity, split across tasks). A GCRA over the
- * task's virtual time: records that pass at once and records released from the queues both spend it.
+ * The cap on all keys of one task together (its part of the database's capacity). A GCRA over the task's virtual
+ * time: records that pass at once and records released from the queues both spend it.
  *
- * <p>The drain releases queued records in due-time order until this limiter refuses, so the capacity is
- * shared among waiting keys in proportion to their own rates. The limiter's memory is not persisted: after
- * a restart it starts full, which allows at most one tick of extra output.
+ * <p>The drain releases queued records in due-time order until this limiter refuses, so the capacity is shared
+ * among waiting keys in proportion to their own rates. The task's part may change between ticks (see
+ * {@link #setRate}); what was spent stays spent. The limiter's memory is not persisted: after a restart it starts
+ * full, which allows at most one tick of extra output.
  */
 public final class TotalRateLimiter {
 
-    private final double ratePerSecond;
+    private final boolean unlimited;
+    /** The rate a backlog is estimated at when the current rate is lower: what the task can count on. */
+    private final double assuredRate;
+    private double ratePerSecond;
     private long tatNanos = Long.MIN_VALUE;
 
     /** @param ratePerSecond units per second for this task; 0 or less means no cap */
     public TotalRateLimiter(double ratePerSecond) {
+        this(ratePerSecond, ratePerSecond);
+    }
+
+    /**
+     * A cap whose rate may change ({@link #setRate}).
+     *
+     * @param ratePerSecond units per second for this task now; 0 or less means no cap, for good
+     * @param assuredRate   the rate the task can count on over time, whatever its rate now: backlogs are estimated
+     *                      at no less than this
+     */
+    public TotalRateLimiter(double ratePerSecond, double assuredRate) {
+        this.unlimited = !(ratePerSecond > 0);
         this.ratePerSecond = ratePerSecond;
+        this.assuredRate = assuredRate;
     }
 
     public boolean isUnlimited() {
-        return !(ratePerSecond > 0);
+        return unlimited;
+    }
+
+    /** The task's rate from now on; 0 holds every record back until a later change. No effect without a cap. */
+    public void setRate(double ratePerSecond) {
+        this.ratePerSecond = Math.max(0, ratePerSecond);
+    }
+
+    public double rate() {
+        return ratePerSecond;
     }
 
     /** Whether an arriving record of {@code cost} may pass at once, as far as the total is concerned. */
     public boolean canPass(long nowNanos) {
-        return isUnlimited() || tatNanos <= nowNanos + LeakyBucket.ARRIVAL_TOLERANCE_NANOS;
+        return unlimited || (ratePerSecond > 0 && tatNanos <= nowNanos + LeakyBucket.ARRIVAL_TOLERANCE_NANOS);
     }
 
     /** Spends {@code cost} units for a record that passed at once. */
     public void onPass(long nowNanos, long cost) {
-        if (!isUnlimited()) {
-            tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos), interval(cost));
+        if (!unlimited && ratePerSecond > 0) {
+            tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos), interval(cost, ratePerSecond));
         }
     }
 
@@ -39,31 +65,32 @@ public final class TotalRateLimiter {
      * {@code stepNanos} of virtual time may use that whole step's worth, no more.
      */
     public boolean tryRelease(long nowNanos, long stepNanos, long cost) {
-        if (isUnlimited()) {
+        if (unlimited) {
             return true;
         }
-        if (tatNanos > nowNanos) {
+        if (!(ratePerSecond > 0) || tatNanos > nowNanos) {
             return false;
         }
-        tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos - stepNanos), interval(cost));
+        tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos - stepNanos), interval(cost, ratePerSecond));
         return true;
     }
 
     /**
      * How long, from {@code nowNanos}, the cap needs before a record behind {@code queuedUnits} units may leave:
-     * the spend it has still to earn back, plus the queued units at the cap's rate; 0 without a cap. It errs long,
-     * never short: queued records due after the new one count too, so a bound on the wait refuses a record rather
-     * than let it wait longer than promised.
+     * the spend it has still to earn back, plus the queued units at the task's rate (no less than its assured rate);
+     * 0 without a cap. It errs long, never short: queued records due after the new one count too, so a bound on the
+     * wait refuses a record rather than let it wait longer than promised.
      */
     public long backlogNanos(long nowNanos, long queuedUnits) {
-        if (isUnlimited()) {
+        if (unlimited) {
             return 0;
         }
         long owed = tatNanos > nowNanos ? tatNanos - nowNanos : 0; // not max(0, tat - now): MIN_VALUE would wrap
-        return queuedUnits > 0 ? LeakyBucket.saturatedAdd(owed, interval(queuedUnits)) : owed;
+        double rate = Math.max(ratePerSecond, assuredRate);
+        return queuedUnits > 0 ? LeakyBucket.saturatedAdd(owed, interval(queuedUnits, rate)) : owed;
     }
 
-    private long interval(long cost) {
-        return ShapingRule.intervalNanos(cost, ratePerSecond);
+    private static long interval(long cost, double rate) {
+        return ShapingRule.intervalNanos(cost, rate);
     }
 }

@@ -2,6 +2,7 @@ package dev.shaper.internals.wiring;
 
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.processor.ShaperProcessor;
@@ -95,13 +96,19 @@ public final class TopologyWiring {
                 config.totalRate() / parts.inputPartitions(), config.releasedHeader(), limits,
                 config.admissionKeyHeader(), config.maxTaskQueue());
         StateCacheBudget cache = new StateCacheBudget(config.stateCacheMaxKeys()); // one for all the tasks
+        CapacityPool capacity = config.totalRate() > 0 && config.totalRatePooled()
+                ? new CapacityPool(config.totalRate(), parts.inputPartitions()) : null;
+        if (capacity != null) {
+            parts.metrics().bindCapacity(capacity);
+        }
         parts.metrics().bindStateCache(cache);
         RuleBook rules = parts.rules();
         ShaperMetrics metrics = parts.metrics();
 
         Topology topology = new Topology();
         topology.addSource(SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
-        topology.addProcessor(PROCESSOR, () -> new ShaperProcessor(settings, rules.copy(), admission, metrics), SOURCE);
+        topology.addProcessor(PROCESSOR, () -> new ShaperProcessor(settings, rules.copy(), admission, capacity,
+                metrics), SOURCE);
         topology.addStateStore(new WriteBehindStoreBuilder<>(SCHEDULE_STORE,
                 inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT, segmentSpanNanos(config.tickMs()),
                         limits.stored().bytes()))

@@ -1,0 +1,81 @@
+package dev.shaper.internals.capacity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CapacityPoolTest {
+
+    /** 400/s over 8 partitions: 50/s per task. */
+    private final CapacityPool pool = new CapacityPool(400, 8);
+
+    private double inUse(List<CapacityPool.Member> members) {
+        return members.stream().mapToDouble(CapacityPool.Member::rate).sum();
+    }
+
+    @Test
+    void shouldPoolTheStaticSharesOfTheTasksItRunsAndSplitThemEvenlyWhenIdle() {
+        CapacityPool.Member a = pool.join();
+        CapacityPool.Member b = pool.join();
+        assertThat(pool.pooled()).isEqualTo(100);
+        assertThat(a.update(0)).isEqualTo(50);
+        assertThat(b.update(0)).isEqualTo(50);
+    }
+
+    @Test
+    void shouldGiveABusyTaskWhatAnIdleOneLeaves() {
+        CapacityPool.Member busy = pool.join();
+        CapacityPool.Member quiet = pool.join();
+        // The quiet task's first tick gives it headroom (55), which the busy one cannot take from it at once
+        assertThat(quiet.update(10)).isEqualTo(55);
+        assertThat(busy.update(1_000)).isEqualTo(45);
+        // From their next ticks on: the quiet one uses what it asks, the busy one gets the rest
+        assertThat(quiet.update(10)).isEqualTo(10);
+        assertThat(busy.update(1_000)).isEqualTo(90);
+    }
+
+    @Test
+    void shouldShareMaxMinFairly() {
+        CapacityPool.Member small = pool.join();
+        CapacityPool.Member medium = pool.join();
+        CapacityPool.Member large = pool.join(); // 150 pooled
+        small.update(10);
+        medium.update(80);
+        large.update(1_000);
+        // Again, now that every demand is known: 10, then 70 each of the 140 left
+        assertThat(small.update(10)).isEqualTo(10);
+        assertThat(medium.update(80)).isCloseTo(70, within(1e-9));
+        assertThat(large.update(1_000)).isCloseTo(70, within(1e-9));
+    }
+
+    @Test
+    void shouldNeverHandOutMoreThanThePoolWhileSharesShift() {
+        CapacityPool.Member a = pool.join();
+        CapacityPool.Member b = pool.join();
+        List<CapacityPool.Member> both = List.of(a, b);
+        b.update(0);
+        assertThat(a.update(1_000)).isEqualTo(50); // b holds its headroom until its next tick
+        assertThat(b.update(0)).isZero();
+        assertThat(a.update(1_000)).isEqualTo(100);
+
+        // When: b wants as much; a still uses its 100 until its next tick
+        assertThat(b.update(1_000)).isZero();
+        assertThat(inUse(both)).isLessThanOrEqualTo(pool.pooled());
+        assertThat(a.update(1_000)).isEqualTo(50);
+        assertThat(b.update(1_000)).isEqualTo(50);
+        assertThat(inUse(both)).isLessThanOrEqualTo(pool.pooled());
+    }
+
+    @Test
+    void shouldFreeALeavingTasksShareForTheOthers() {
+        CapacityPool.Member a = pool.join();
+        CapacityPool.Member b = pool.join();
+        a.update(1_000);
+        b.update(1_000);
+        b.leave();
+        assertThat(pool.pooled()).isEqualTo(50);
+        assertThat(a.update(1_000)).isEqualTo(50);
+    }
+}
