@@ -1,12 +1,17 @@
 package dev.shaper.testsupport;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.slf4j.Logger;
@@ -166,19 +171,40 @@ public final class KafkaBroker implements AutoCloseable {
                 led = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
                         .allMatch(d -> d.partitions().stream()
                                 .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
                     throw e;
                 }
                 led = false; // created, but not in the broker's metadata yet
             }
-            if (led) {
+            if (led && leadersServe(admin, names)) {
                 return;
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("partitions of " + names + " still have no leader after 30 s");
             }
             Thread.sleep(20); // the broker's metadata: nothing to advance
+        }
+    }
+
+    /**
+     * Whether each partition's leader answers a request of its own (the latest offset): the metadata can name a
+     * leader a moment before its partition takes writes, and that moment is what the idempotent producer trips on.
+     */
+    private static boolean leadersServe(Admin admin, List<String> names) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest =
+                new HashMap<>();
+        admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS).forEach((name, topic) ->
+                topic.partitions().forEach(p -> latest.put(new TopicPartition(name,
+                        p.partition()), OffsetSpec.latest())));
+        try {
+            admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RetriableException) {
+                return false; // not leading yet: asked again
+            }
+            throw e;
         }
     }
 
