@@ -91,6 +91,7 @@ class BoundedWaitsTopologyTest {
                 assertThat(header(r, ShaperHeaders.QUEUED_MS)).isNull();
             });
             assertThat(shaper.metrics().registry().get("shaper.queue.records").gauge().value()).isZero();
+            assertThat(shaper.metrics().registry().get("shaper.records.expired").counter().count()).isEqualTo(2);
 
             // And: the key's schedule did not move for them: its next record waits its one interval only
             shaper.send("k", "fourth");

@@ -45,6 +45,8 @@ public final class ShaperMetrics implements AutoCloseable {
      * sent when it is due (too old or too large for the output topic by then) was counted as queued before.
      */
     public static final String REJECTED = "shaper.records.rejected";
+    /** Counter: queued records rejected because they waited past their bound (counted in {@link #REJECTED} too). */
+    public static final String EXPIRED = "shaper.records.expired";
     /** Records waiting in this instance's queues now. */
     public static final String QUEUE_RECORDS = "shaper.queue.records";
     /** Stored bytes of the records waiting in this instance's queues now. */
@@ -104,6 +106,7 @@ public final class ShaperMetrics implements AutoCloseable {
     /** What the tasks that closed counted. */
     private final TaskCounts retiredCounts = new TaskCounts(taskOwner, 0, 0);
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
+    private final Counter expired;
     private final Timer queueDelay;
     private final SlidingRate releaseRate;
     private final Map<String, Timer> redisLatency = new ConcurrentHashMap<>();
@@ -132,6 +135,11 @@ public final class ShaperMetrics implements AutoCloseable {
                     .description("Records sent to the rejected topic, by the reason in their shaper.reason header")
                     .register(registry));
         }
+        this.expired = Counter.builder(EXPIRED)
+                .description("Queued records rejected as DELAY_EXCEEDED because they waited past max.delay.ms and a"
+                        + " tick (the total rate's share shrank, or the release stalled); also in "
+                        + REJECTED)
+                .register(registry);
         this.queueDelay = Timer.builder(QUEUE_DELAY)
                 .description("How long released records waited in their key's queue (records passed at once are"
                         + " not included: they waited 0)")
@@ -224,6 +232,11 @@ public final class ShaperMetrics implements AutoCloseable {
     /** Counts {@code records} sent to the output in the wall-clock second that starts at {@code secondStartMs}. */
     private void addOutput(long secondStartMs, long records) {
         releaseRate.add(secondStartMs, records);
+    }
+
+    /** A queued record expired (see {@link #EXPIRED}); {@link #rejected} counts it as well. */
+    public void expired() {
+        expired.increment();
     }
 
     public void rejected(RejectReason reason) {

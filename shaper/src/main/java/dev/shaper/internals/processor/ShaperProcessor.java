@@ -209,6 +209,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                 + (wallNow - queued.enqueuedWallMs()) + " ms, more than this key's max.delay.ms of "
                 + rules.ruleFor(key).maxDelayMs() + " ms (the total rate's share shrank or the release stalled)"));
         counts.dequeuedToRejected(storedBytes);
+        metrics.expired();
     }
 
     /** Where the records a release scan took out of the queues go. */
