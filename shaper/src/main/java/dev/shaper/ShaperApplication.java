@@ -253,6 +253,7 @@ public final class ShaperApplication {
         });
         streams.setStateListener((newState, oldState) -> {
             LOG.info("Kafka Streams state {} -> {}", oldState, newState);
+            health.stateChanged();
             if (newState == KafkaStreams.State.ERROR || newState == KafkaStreams.State.NOT_RUNNING) {
                 stopped.countDown();
             }

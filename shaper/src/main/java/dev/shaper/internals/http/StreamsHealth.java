@@ -3,6 +3,7 @@ package dev.shaper.internals.http;
 import dev.shaper.internals.admission.AdmissionController;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.processor.StateRestoreListener;
@@ -10,10 +11,13 @@ import org.apache.kafka.streams.processor.StateRestoreListener;
 /**
  * Liveness and readiness of one shaper instance, for {@code /health/live} and {@code /health/ready}.
  *
- * <p>Ready means: Kafka Streams is RUNNING, no active store of this instance is restoring from its changelog,
- * and no stop was requested. RUNNING alone is not enough: with Kafka Streams' state updater, stream threads
- * run while some tasks still restore in the background, and a restoring task's queues are not being drained.
- * Live means: Kafka Streams has not failed (an orchestrator should restart an instance that is not live).
+ * <p>Ready means: the instance has come up, and has not failed or been asked to stop since. It comes up when
+ * Kafka Streams is RUNNING with no active store restoring from its changelog (RUNNING alone is not enough: with
+ * Kafka Streams' state updater, stream threads run while some tasks still restore in the background). From then
+ * on it stays ready through rebalances (REBALANCING) and through restores of tasks it takes over: every instance
+ * rebalances when one joins or leaves, and a readiness that dropped then would take every instance of a rolling
+ * restart out of its Service at once. Live means: Kafka Streams has not failed (an orchestrator should restart
+ * an instance that is not live).
  *
  * <p>The detail also says when admission is on local buckets for want of Redis, and why (e.g. Redis refuses the
  * credentials): the instance still shapes and admits, so neither answer changes, but an operator must act.
@@ -21,14 +25,21 @@ import org.apache.kafka.streams.processor.StateRestoreListener;
 public final class StreamsHealth implements StateRestoreListener {
 
     private final Set<TopicPartition> restoring = ConcurrentHashMap.newKeySet();
-    private volatile KafkaStreams streams;
+    private volatile Supplier<KafkaStreams.State> streamsState = () -> KafkaStreams.State.CREATED;
+    /** The instance has been ready once since it started: rebalances and restores no longer take readiness away. */
+    private volatile boolean cameUp;
     private volatile boolean stopping;
     private volatile AdmissionController admission;
 
     /** Registers as the restore listener of {@code streams}; call before {@link KafkaStreams#start}. */
     public void watch(KafkaStreams streams) {
         streams.setGlobalStateRestoreListener(this);
-        this.streams = streams;
+        watch(streams::state);
+    }
+
+    /** Reads the Kafka Streams state from {@code state} (tests give their own). */
+    void watch(Supplier<KafkaStreams.State> state) {
+        this.streamsState = state;
     }
 
     /** Adds the admission's state to {@link #describe} when it is on local buckets although Redis is configured. */
@@ -47,7 +58,19 @@ public final class StreamsHealth implements StateRestoreListener {
     }
 
     public boolean isReady() {
-        return !stopping && state() == KafkaStreams.State.RUNNING && restoring.isEmpty();
+        if (stopping) {
+            return false;
+        }
+        KafkaStreams.State state = state();
+        if (!cameUp && state == KafkaStreams.State.RUNNING && restoring.isEmpty()) {
+            cameUp = true;
+        }
+        return cameUp && (state == KafkaStreams.State.RUNNING || state == KafkaStreams.State.REBALANCING);
+    }
+
+    /** Tells the health that Kafka Streams changed state, so that coming up is noticed between two probes. */
+    public void stateChanged() {
+        isReady();
     }
 
     /** One line saying why the instance is or is not ready, and what is wrong with admission, if anything. */
@@ -71,8 +94,7 @@ public final class StreamsHealth implements StateRestoreListener {
 
     /** The Kafka Streams state, CREATED before {@link #watch}. */
     public KafkaStreams.State state() {
-        KafkaStreams s = streams;
-        return s == null ? KafkaStreams.State.CREATED : s.state();
+        return streamsState.get();
     }
 
     @Override
@@ -88,6 +110,7 @@ public final class StreamsHealth implements StateRestoreListener {
     @Override
     public void onRestoreEnd(TopicPartition partition, String storeName, long totalRestored) {
         restoring.remove(partition);
+        isReady(); // the last restore may be what the instance was waiting for to come up
     }
 
     @Override
