@@ -2,6 +2,7 @@ package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.cluster.LiveInstanceCounter;
+import dev.shaper.internals.config.EffectiveSettings;
 import dev.shaper.internals.config.SettingsLoader;
 import dev.shaper.internals.http.OperationsServer;
 import dev.shaper.internals.http.StreamsHealth;
@@ -151,6 +152,7 @@ public final class ShaperApplication {
         ShaperConfig config = new ShaperConfig(settings);
         Properties streamsProps = config.streamsProperties();
         StreamsConfig streamsConfig = new StreamsConfig(streamsProps); // fails early, naming the key, on a bad setting
+        LOG.info("Effective settings: {}", EffectiveSettings.describe(streamsProps));
         HostInfo self = applicationServer(streamsConfig);
         RuleBook rules = RulesFile.forConfig(config);
         StartupTopics topics = describeTopics(config, streamsProps);
