@@ -18,6 +18,7 @@ import java.util.Set;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.utils.AppInfoParser;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -115,5 +116,46 @@ class ComposeSettingsTest {
             assertThatCode(() -> ProducerDemo.commandLine().parseArgs(args.toArray(String[]::new)))
                     .as(name + " " + args).doesNotThrowAnyException();
         }
+    }
+
+    @Test
+    void shouldStartEachServiceOnlyOnceWhatItNeedsIsHealthy() {
+        List<String> wrong = new ArrayList<>();
+        services.fields().forEachRemaining(service -> service.getValue().path("depends_on").fields()
+                .forEachRemaining(dependency -> {
+                    String condition = dependency.getValue().path("condition").asText();
+                    boolean hasHealthcheck = services.path(dependency.getKey()).has("healthcheck");
+                    if (condition.equals("service_started") || (condition.equals("service_healthy") && !hasHealthcheck)) {
+                        wrong.add(service.getKey() + " -> " + dependency.getKey() + " (" + condition + ")");
+                    }
+                }));
+        assertThat(wrong).as("dependencies not waiting for a health check").isEmpty();
+        // The DB writer must not start while PostgreSQL initialises: its JDBC connection does not retry.
+        assertThat(services.at("/db-writer/depends_on/postgres/condition").asText()).isEqualTo("service_healthy");
+    }
+
+    @Test
+    void shouldPinEveryImageAndRunTheBrokerOfTheClientsVersion() {
+        List<String> floating = new ArrayList<>();
+        services.fields().forEachRemaining(e -> {
+            String image = e.getValue().path("image").asText();
+            if (!image.startsWith("kafka-shaper") && !image.matches(".+:v?\\d+\\.\\d+(\\.\\d+)?")) {
+                floating.add(e.getKey() + ": " + image);
+            }
+        });
+        // A release, not a line (PostgreSQL's releases are major.minor): "redis:7" or "postgres:16" move under us.
+        assertThat(floating).as("images without a release tag").isEmpty();
+        String clients = AppInfoParser.getVersion();
+        assertThat(services.at("/kafka/image").asText()).isEqualTo("apache/kafka:" + clients);
+    }
+
+    @Test
+    void shouldLetClientsOnTheHostReachKafkaAndGrafanaOnlyViewAnonymously() {
+        JsonNode kafka = services.path("kafka");
+        assertThat(kafka.at("/environment/KAFKA_ADVERTISED_LISTENERS").asText()).contains("localhost:9094");
+        List<String> ports = new ArrayList<>();
+        kafka.path("ports").forEach(port -> ports.add(port.asText()));
+        assertThat(ports).contains("9094:9094");
+        assertThat(services.at("/grafana/environment/GF_AUTH_ANONYMOUS_ORG_ROLE").asText()).isEqualTo("Viewer");
     }
 }
