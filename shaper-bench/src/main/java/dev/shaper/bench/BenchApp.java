@@ -10,6 +10,7 @@ import dev.shaper.internals.processor.ReleaseStamp;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.wiring.TopologyWiring;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
@@ -102,7 +103,28 @@ enum BenchApp {
     SHAPER_BATCHED("shaper+batched", true, AdmissionMode.BATCHED),
 
     /** The shaper with admission in strict mode on Redis (a Redis call per record), admitting everything. */
-    SHAPER_STRICT("shaper+strict", true, AdmissionMode.STRICT);
+    SHAPER_STRICT("shaper+strict", true, AdmissionMode.STRICT),
+
+    /**
+     * The shaper with a total rate far above the load, shared by demand among the instance's partitions (scope
+     * cluster): what the pool's bookkeeping costs when it never binds.
+     */
+    SHAPER_POOLED_TOTAL("shaper+pooled-total", true, null) {
+        @Override
+        void addSettings(Map<String, String> settings) {
+            settings.put(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "1e9");
+            settings.put(ShaperConfig.SHAPING_TOTAL_SCOPE_CONFIG, ShaperConfig.TOTAL_SCOPE_CLUSTER);
+        }
+    },
+
+    /** The same total rate, split into a fixed part per partition (scope partition): the yardstick of the pool. */
+    SHAPER_FIXED_TOTAL("shaper+fixed-total", true, null) {
+        @Override
+        void addSettings(Map<String, String> settings) {
+            settings.put(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "1e9");
+            settings.put(ShaperConfig.SHAPING_TOTAL_SCOPE_CONFIG, ShaperConfig.TOTAL_SCOPE_PARTITION);
+        }
+    };
 
     private final String label;
     private final boolean shapes;
@@ -122,7 +144,12 @@ enum BenchApp {
             }
         }
         throw new IllegalArgumentException("unknown app \"" + label + "\"; expected one of pass-through,"
-                + " pass-through+header, naive-queue, shaper, shaper+batched, shaper+strict");
+                + " pass-through+header, naive-queue, shaper, shaper+batched, shaper+strict, shaper+pooled-total,"
+                + " shaper+fixed-total");
+    }
+
+    /** Adds what this app sets beside the scenario's shaper settings (nothing, for most). */
+    void addSettings(Map<String, String> settings) {
     }
 
     /** The admission mode this app measures, or null for none. */

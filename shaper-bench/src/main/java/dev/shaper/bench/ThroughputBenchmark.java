@@ -206,6 +206,7 @@ public final class ThroughputBenchmark {
         if (app.shapes()) {
             settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, rejected);
             settings.putAll(scenario.shaperSettings(options));
+            app.addSettings(settings);
         }
         if (app.admission() != null) {
             settings.put(ShaperConfig.ADMISSION_RATE_CONFIG, "1e9");

@@ -141,8 +141,10 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         if (!totalAllows) {
             capacity.heldBack();
         }
+        // Nothing queued and the cap open: no backlog in front of the cap, and nothing to compute per record.
+        long capWait = totalAllows && queues.queuedUnits() == 0 ? 0 : total.backlogNanos(now, queues.queuedUnits());
         Arrival arrival = LeakyBucket.arrive(entry.state(), rules.ruleFor(record.key()), now, cost, totalAllows,
-                total.backlogNanos(now, queues.queuedUnits()));
+                capWait);
         if (arrival instanceof Arrival.Enqueue && queues.queuedRecords() >= settings.maxTaskQueue()) {
             reject(record, new Refusal(RejectReason.QUEUE_FULL, settings.tickMs(), "the queues of this partition"
                     + " hold " + queues.queuedRecords() + " records, the most allowed is " + settings.maxTaskQueue()

@@ -15,6 +15,8 @@ public final class TotalRateLimiter {
     /** The rate a backlog is estimated at when the current rate is lower: what the task can count on. */
     private final double assuredRate;
     private double ratePerSecond;
+    /** One unit's interval at {@link #ratePerSecond}: most records cost one unit, and the rate changes per tick. */
+    private long unitIntervalNanos;
     private long tatNanos = Long.MIN_VALUE;
 
     /** @param ratePerSecond units per second for this task; 0 or less means no cap */
@@ -31,8 +33,8 @@ public final class TotalRateLimiter {
      */
     public TotalRateLimiter(double ratePerSecond, double assuredRate) {
         this.unlimited = !(ratePerSecond > 0);
-        this.ratePerSecond = ratePerSecond;
         this.assuredRate = assuredRate;
+        setRate(ratePerSecond);
     }
 
     public boolean isUnlimited() {
@@ -42,6 +44,7 @@ public final class TotalRateLimiter {
     /** The task's rate from now on; 0 holds every record back until a later change. No effect without a cap. */
     public void setRate(double ratePerSecond) {
         this.ratePerSecond = Math.max(0, ratePerSecond);
+        this.unitIntervalNanos = this.ratePerSecond > 0 ? ShapingRule.intervalNanos(1, this.ratePerSecond) : 0;
     }
 
     public double rate() {
@@ -56,7 +59,7 @@ public final class TotalRateLimiter {
     /** Spends {@code cost} units for a record that passed at once. */
     public void onPass(long nowNanos, long cost) {
         if (!unlimited && ratePerSecond > 0) {
-            tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos), interval(cost, ratePerSecond));
+            tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos), spend(cost));
         }
     }
 
@@ -71,7 +74,7 @@ public final class TotalRateLimiter {
         if (!(ratePerSecond > 0) || tatNanos > nowNanos) {
             return false;
         }
-        tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos - stepNanos), interval(cost, ratePerSecond));
+        tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos - stepNanos), spend(cost));
         return true;
     }
 
@@ -88,6 +91,10 @@ public final class TotalRateLimiter {
         long owed = tatNanos > nowNanos ? tatNanos - nowNanos : 0; // not max(0, tat - now): MIN_VALUE would wrap
         double rate = Math.max(ratePerSecond, assuredRate);
         return queuedUnits > 0 ? LeakyBucket.saturatedAdd(owed, interval(queuedUnits, rate)) : owed;
+    }
+
+    private long spend(long cost) {
+        return cost == 1 ? unitIntervalNanos : interval(cost, ratePerSecond);
     }
 
     private static long interval(long cost, double rate) {
