@@ -10,6 +10,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
@@ -166,18 +167,18 @@ public final class KafkaBroker implements AutoCloseable {
     private static void awaitLeaders(Admin admin, List<String> names) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
-            boolean led;
+            Map<String, TopicDescription> topics;
             try {
-                led = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
-                        .allMatch(d -> d.partitions().stream()
-                                .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                topics = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
                     throw e;
                 }
-                led = false; // created, but not in the broker's metadata yet
+                topics = null; // created, but not in the broker's metadata yet
             }
-            if (led && leadersServe(admin, names)) {
+            boolean led = topics != null && topics.values().stream().allMatch(d -> d.partitions().stream()
+                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+            if (led && leadersServe(admin, topics)) {
                 return;
             }
             if (System.nanoTime() > deadline) {
@@ -191,12 +192,10 @@ public final class KafkaBroker implements AutoCloseable {
      * Whether each partition's leader answers a request of its own (the latest offset): the metadata can name a
      * leader a moment before its partition takes writes, and that moment is what the idempotent producer trips on.
      */
-    private static boolean leadersServe(Admin admin, List<String> names) throws Exception {
-        Map<TopicPartition, OffsetSpec> latest =
-                new HashMap<>();
-        admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS).forEach((name, topic) ->
-                topic.partitions().forEach(p -> latest.put(new TopicPartition(name,
-                        p.partition()), OffsetSpec.latest())));
+    private static boolean leadersServe(Admin admin, Map<String, TopicDescription> topics) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        topics.forEach((name, topic) -> topic.partitions().forEach(p ->
+                latest.put(new TopicPartition(name, p.partition()), OffsetSpec.latest())));
         try {
             admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS);
             return true;

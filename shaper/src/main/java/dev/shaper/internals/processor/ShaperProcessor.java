@@ -145,12 +145,6 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long capWait = totalAllows && queues.queuedUnits() == 0 ? 0 : total.backlogNanos(now, queues.queuedUnits());
         Arrival arrival = LeakyBucket.arrive(entry.state(), rules.ruleFor(record.key()), now, cost, totalAllows,
                 capWait);
-        if (arrival instanceof Arrival.Enqueue && queues.queuedRecords() >= settings.maxTaskQueue()) {
-            reject(record, new Refusal(RejectReason.QUEUE_FULL, settings.tickMs(), "the queues of this partition"
-                    + " hold " + queues.queuedRecords() + " records, the most allowed is " + settings.maxTaskQueue()
-                    + " (shaper.shaping.max.task.queue)"));
-            return;
-        }
         if (arrival instanceof Arrival.Pass pass) {
             total.onPass(now, cost);
             capacity.used(cost);
@@ -161,6 +155,12 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             context.forward(record, settings.shapedChild());
             counts.passed(wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
+            if (queues.queuedRecords() >= settings.maxTaskQueue()) {
+                reject(record, new Refusal(RejectReason.QUEUE_FULL, settings.tickMs(), "the queues of this partition"
+                        + " hold " + queues.queuedRecords() + " records, the most allowed is "
+                        + settings.maxTaskQueue() + " (shaper.shaping.max.task.queue)"));
+                return;
+            }
             TaskQueues.Enqueued queued = queues.enqueue(entry, record.key(), enqueue.dueNanos(), enqueue.state(),
                     record.timestamp(), wallNow, cost, record.headers(), record.value());
             if (queued.stored()) {

@@ -178,10 +178,10 @@ public final class TaskQueues {
         }
         long cost = QueuedRecord.costOf(entry.value());
         KeyEntry slot = keyStates.entry(key);
-        long storedBytes = QueuedRecord.storedSize(key, entry.value());
         if (scanPolicy.expired(key, QueuedRecord.enqueuedWallMsOf(entry.value()))) {
             // Out of the queue without a release: the key's release schedule stays, and the cap is not spent.
-            slot.update(LeakyBucket.expire(slot.state(), cost).plusQueuedBytes(-storedBytes));
+            slot.update(LeakyBucket.expire(slot.state(), cost)
+                    .plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
             released.add(entry);
             expired.add(Boolean.TRUE);
             return true;
@@ -198,7 +198,7 @@ public final class TaskQueues {
             return false;
         }
         // The key's state moves now, so that its next due record in this scan sees it.
-        slot.update(after.plusQueuedBytes(-storedBytes));
+        slot.update(after.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
         released.add(entry);
         expired.add(Boolean.FALSE);
         return true;
