@@ -12,6 +12,7 @@ import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
 import dev.shaper.internals.wiring.AdmissionWiring;
+import dev.shaper.internals.wiring.CapacityWiring;
 import dev.shaper.internals.wiring.TopologyWiring;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -58,6 +59,7 @@ public final class ShaperApplication {
     private final KafkaStreams streams;
     private final AdmissionController admission;
     private final LiveInstanceCounter instances;
+    private final CapacityWiring.Capacity capacity;
     private final ShaperMetrics metrics;
     private final StreamsHealth health;
     private final OperationsServer http;
@@ -66,12 +68,13 @@ public final class ShaperApplication {
     private boolean closed;
 
     private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
-                              LiveInstanceCounter instances, ShaperMetrics metrics, StreamsHealth health,
-                              OperationsServer http) {
+                              LiveInstanceCounter instances, CapacityWiring.Capacity capacity, ShaperMetrics metrics,
+                              StreamsHealth health, OperationsServer http) {
         this.config = config;
         this.streams = streams;
         this.admission = admission;
         this.instances = instances;
+        this.capacity = capacity;
         this.metrics = metrics;
         this.health = health;
         this.http = http;
@@ -168,6 +171,7 @@ public final class ShaperApplication {
         AdmissionController admission = null;
         KafkaStreams streams = null;
         LiveInstanceCounter instances = null;
+        CapacityWiring.Capacity capacity = null;
         OperationsServer http = null;
         try {
             if (rules.hasAdmission()) {
@@ -176,8 +180,13 @@ public final class ShaperApplication {
                         config.redisTimeout().multipliedBy(20));
                 admission = AdmissionWiring.forConfig(config, instances);
             }
+            capacity = CapacityWiring.forConfig(config, streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
+                    partitions);
+            if (capacity.coordinator() != null) {
+                metrics.bindCapacityCoordinator(capacity.coordinator());
+            }
             streams = new KafkaStreams(TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions,
-                    admission, metrics, topicLimits)), streamsProps);
+                    admission, metrics, topicLimits, capacity.pool())), streamsProps);
             metrics.bindStreams(streams);
             if (admission != null) {
                 metrics.bindAdmission(admission);
@@ -198,13 +207,13 @@ public final class ShaperApplication {
                                     + " free port, or -1 for no HTTP server");
                 }
             }
-            return new ShaperApplication(config, streams, admission, instances, metrics, health, http);
+            return new ShaperApplication(config, streams, admission, instances, capacity, metrics, health, http);
         } catch (RuntimeException e) {
             // Nothing started yet, but threads and connections exist: release them before reporting the error.
             if (streams != null) {
                 streams.close(CLOSE_TIMEOUT);
             }
-            releaseAfterStreams(admission, instances, metrics, http);
+            releaseAfterStreams(admission, instances, capacity, metrics, http);
             throw e;
         }
     }
@@ -265,6 +274,7 @@ public final class ShaperApplication {
         if (admission != null) {
             admission.start();
         }
+        capacity.start();
         streams.start();
     }
 
@@ -303,17 +313,20 @@ public final class ShaperApplication {
             LOG.warn("Kafka Streams did not close within {}; the next start restores from the changelogs",
                     CLOSE_TIMEOUT);
         }
-        releaseAfterStreams(admission, instances, metrics, http);
+        releaseAfterStreams(admission, instances, capacity, metrics, http);
     }
 
     /**
      * What is closed once Kafka Streams is: the admission (its last batched sync), the instance counter, the
-     * metrics and, last, the HTTP server, which answered "not ready" until then. Any of them may be null.
+     * capacity's leases, the metrics and, last, the HTTP server, which answered "not ready" until then. Any of them
+     * may be null.
      */
     private static void releaseAfterStreams(AdmissionController admission, LiveInstanceCounter instances,
-                                            ShaperMetrics metrics, OperationsServer http) {
+                                            CapacityWiring.Capacity capacity, ShaperMetrics metrics,
+                                            OperationsServer http) {
         closeQuietly(admission);
         closeQuietly(instances);
+        closeQuietly(capacity);
         closeQuietly(metrics);
         closeQuietly(http);
     }

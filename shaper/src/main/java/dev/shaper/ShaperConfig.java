@@ -98,10 +98,20 @@ public final class ShaperConfig extends AbstractConfig {
     public static final String TOTAL_SCOPE_PARTITION = "partition";
     public static final String SHAPING_TOTAL_SCOPE_DOC = "How shaper.shaping.total.rate is shared across the input"
             + " topic's partitions. partition: each partition gets total / partitions, whatever its demand."
-            + " cluster: each instance holds total / partitions for each partition it runs, and shares that pool"
-            + " among its partitions by demand (max-min fair), so a busy partition uses what idle ones leave; the"
-            + " instances together never exceed the total. (Sharing across instances by demand comes with a later"
-            + " version.)";
+            + " cluster: the total is the capacity of the whole application. With shaper.redis.uri set, the"
+            + " instances lease their parts of it through Redis by demand (max-min fair), renewed every quarter of"
+            + " shaper.capacity.lease.ms; without Redis, or while Redis is down, each instance holds total /"
+            + " partitions for each partition it runs. Either way an instance shares what it holds among its"
+            + " partitions by demand, so a busy partition uses what idle ones leave, and the instances together"
+            + " never exceed the total.";
+
+    /** How long a lease of the cluster-wide capacity stands. */
+    public static final String CAPACITY_LEASE_MS_CONFIG = "shaper.capacity.lease.ms";
+    public static final String CAPACITY_LEASE_MS_DOC = "With shaper.shaping.total.scope=cluster and Redis: how long,"
+            + " in milliseconds, an instance's part of the total rate stands without a renewal. Instances renew"
+            + " every quarter of it; a dead instance's part returns to the others within one lease; an instance"
+            + " that cannot renew falls back to its static shares two leases after its last renewal, and holds no"
+            + " more than its last part until then.";
 
     /** Punctuation interval of the release. */
     public static final String SHAPING_TICK_MS_CONFIG = "shaper.shaping.tick.ms";
@@ -228,6 +238,8 @@ public final class ShaperConfig extends AbstractConfig {
             .define(SHAPING_TOTAL_SCOPE_CONFIG, Type.STRING, TOTAL_SCOPE_CLUSTER,
                     ConfigDef.ValidString.in(TOTAL_SCOPE_CLUSTER, TOTAL_SCOPE_PARTITION), Importance.MEDIUM,
                     SHAPING_TOTAL_SCOPE_DOC)
+            .define(CAPACITY_LEASE_MS_CONFIG, Type.LONG, 1_000L, Range.between(100, 60_000), Importance.LOW,
+                    CAPACITY_LEASE_MS_DOC)
             .define(SHAPING_TICK_MS_CONFIG, Type.LONG, 100L, Range.between(1, 60_000), Importance.MEDIUM,
                     SHAPING_TICK_MS_DOC)
             .define(SHAPING_CATCHUP_MAX_MS_CONFIG, Type.LONG, 200L, Range.between(1, 600_000), Importance.LOW,
@@ -428,6 +440,10 @@ public final class ShaperConfig extends AbstractConfig {
     /** Whether the partitions an instance runs share their parts of the total rate by demand. */
     public boolean totalRatePooled() {
         return TOTAL_SCOPE_CLUSTER.equals(getString(SHAPING_TOTAL_SCOPE_CONFIG));
+    }
+
+    public Duration capacityLease() {
+        return Duration.ofMillis(getLong(CAPACITY_LEASE_MS_CONFIG));
     }
 
     public long tickMs() {

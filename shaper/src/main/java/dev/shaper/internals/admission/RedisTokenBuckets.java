@@ -1,6 +1,5 @@
 package dev.shaper.internals.admission;
 
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -9,16 +8,11 @@ import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.SslOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -73,20 +67,11 @@ public final class RedisTokenBuckets implements AutoCloseable {
      *                   JVM's truststore, or null for the JVM's
      */
     public RedisTokenBuckets(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas) {
-        RedisURI redisUri = RedisURI.create(uri);
-        // The URI's timeout bounds connecting (the handshake's commands included); commands get their own below.
-        redisUri.setTimeout(connectTimeout(timeout));
+        RedisClients.Created created = RedisClients.create(uri, timeout, reconnectDelay, trustedCas);
         this.timeout = timeout;
-        this.description = describe(redisUri);
-        this.resources = ClientResources.builder().reconnectDelay(Delay.constant(reconnectDelay)).build();
-        this.client = RedisClient.create(resources, redisUri);
-        client.setOptions(ClientOptions.builder()
-                .timeoutOptions(TimeoutOptions.enabled(timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout(timeout)).build())
-                // While disconnected, fail at once instead of queuing commands until their timeout.
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .sslOptions(sslOptions(trustedCas, connectTimeout(timeout)))
-                .build());
+        this.description = created.description();
+        this.resources = created.resources();
+        this.client = created.client();
         // A command on a connection that is down fails with "not connected": the reconnect's own failure says
         // why (a password changed, a certificate expired), so it is kept for the error the caller gets.
         this.reconnectEvents = resources.eventBus().get().subscribe(event -> {
@@ -95,28 +80,6 @@ public final class RedisTokenBuckets implements AutoCloseable {
             }
         });
         onConnected(() -> reconnectFailure = null);
-    }
-
-    private static SslOptions sslOptions(Path trustedCas, Duration handshakeTimeout) {
-        // Netty's own handshake timeout is 10 s: a rediss:// URI aimed at a plain port would hold the start that long.
-        SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider().handshakeTimeout(handshakeTimeout);
-        if (trustedCas != null) {
-            ssl.trustManager(trustedCas.toFile());
-        }
-        return ssl.build();
-    }
-
-    /**
-     * The longest a connection may take to establish: TCP, TLS and the handshake (HELLO, AUTH). Longer than a
-     * command's timeout, because the first connection of a JVM loads and starts the client (Netty, TLS) first; at a
-     * command's timeout a healthy Redis could fail both pings at start (benchmark notes). No stream thread waits for
-     * a connection: commands are
-     * rejected at once while there is none, and (re)connecting happens at start or on the background thread.
-     */
-    static Duration connectTimeout(Duration timeout) {
-        Duration atLeast = Duration.ofSeconds(2);
-        Duration fourCommands = timeout.multipliedBy(4);
-        return fourCommands.compareTo(atLeast) > 0 ? fourCommands : atLeast;
     }
 
     /**
@@ -455,13 +418,6 @@ public final class RedisTokenBuckets implements AutoCloseable {
     @Override
     public void close() {
         reconnectEvents.dispose();
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
-    }
-
-    /** {@code redis://host:port/db}, with any user and password left out. */
-    static String describe(RedisURI uri) {
-        return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort()
-                + (uri.getDatabase() != 0 ? "/" + uri.getDatabase() : "");
+        new RedisClients.Created(client, resources, description).close();
     }
 }

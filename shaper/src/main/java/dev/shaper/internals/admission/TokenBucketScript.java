@@ -1,11 +1,6 @@
 package dev.shaper.internals.admission;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -17,11 +12,13 @@ public final class TokenBucketScript {
     /** Prefix of the shaper's bucket names; the admission key follows in a {hash tag}. */
     public static final String KEY_PREFIX = "shaper:tb:";
 
+    private static final RedisScript SCRIPT = RedisScript.load("dev/shaper/token-bucket.lua");
+
     /** The script's source. */
-    public static final String SOURCE = load();
+    public static final String SOURCE = SCRIPT.source();
 
     /** SHA-1 of {@link #SOURCE}, as EVALSHA wants it. */
-    public static final String SHA = sha1(SOURCE);
+    public static final String SHA = SCRIPT.sha();
 
     /** What to do with the cost. */
     public enum Mode {
@@ -122,25 +119,5 @@ public final class TokenBucketScript {
         String text = value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value)
                 : Double.toString(value);
         return text.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static String load() {
-        try (InputStream in = TokenBucketScript.class.getResourceAsStream("/dev/shaper/token-bucket.lua")) {
-            if (in == null) {
-                throw new IllegalStateException("token-bucket.lua is missing from the class path");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read token-bucket.lua", e);
-        }
-    }
-
-    private static String sha1(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
-                    .digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

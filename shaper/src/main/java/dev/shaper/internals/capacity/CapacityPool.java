@@ -7,11 +7,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The total rate ({@code shaper.shaping.total.rate}) as this instance's tasks share it: the instance holds the
- * static shares of the tasks it runs (total / input partitions each), pooled, and splits them among its tasks by
+ * The total rate ({@code shaper.shaping.total.rate}) as this instance's tasks share it. The instance holds either
+ * a lease, its grant of the cluster-wide capacity (see {@link CapacityCoordinator}), or, without one, the static
+ * shares of the tasks it runs (total / input partitions each), pooled. It splits what it holds among its tasks by
  * demand, max-min fair (water-filling): a task gets what it asks for up to an equal split, and what others leave
  * goes to those that want more. So a busy task uses what idle tasks leave, and the instance never exceeds its
- * tasks' static shares together, which keeps the application within the total across instances.
+ * grant or its tasks' static shares together, which keeps the application within the total across instances.
  *
  * <p>Each task reports its demand once per tick and takes the rate it is given until its next tick. The rates in
  * use never add up to more than the pool: a task is given at most what the others' rates in use leave, so a task
@@ -23,6 +24,11 @@ public final class CapacityPool {
     private final double totalRate;
     private final int inputPartitions;
     private final List<Member> members = new ArrayList<>();
+    /** The leased grant, or NaN while the instance holds the static shares. */
+    private double leased = Double.NaN;
+    /** Whether the grant may no longer exceed the static shares: the lease is ending without a renewal. */
+    private boolean leaseEnding;
+    private Runnable membershipListener = () -> { };
 
     /**
      * @param totalRate       the application's total rate, units per second (more than 0)
@@ -42,9 +48,56 @@ public final class CapacityPool {
         return totalRate / inputPartitions;
     }
 
-    /** What this instance's tasks share: their static shares together. */
+    /** What this instance's tasks share: the leased grant, or their static shares together without a lease. */
     public synchronized double pooled() {
-        return staticShare() * members.size();
+        double statics = staticShare() * members.size();
+        if (Double.isNaN(leased)) {
+            return statics;
+        }
+        return leaseEnding ? Math.min(leased, statics) : leased;
+    }
+
+    /** From now on the tasks share {@code grant}, units per second, a lease of the cluster-wide capacity. */
+    public synchronized void useLease(double grant) {
+        leased = Math.max(0, grant);
+        leaseEnding = false;
+    }
+
+    /**
+     * The lease could not be renewed: until {@link #useStaticShares}, the tasks share the last grant or their static
+     * shares, whichever is less, since the other instances still count the grant as in use.
+     */
+    public synchronized void holdLease() {
+        leaseEnding = true;
+    }
+
+    /** Without a lease: the tasks share their static shares. */
+    public synchronized void useStaticShares() {
+        leased = Double.NaN;
+        leaseEnding = false;
+    }
+
+    /** The rates the tasks last asked for, together. */
+    public synchronized double demand() {
+        double sum = 0;
+        for (Member member : members) {
+            sum += member.demand;
+        }
+        return sum;
+    }
+
+    /** The input partitions of the tasks in the pool. */
+    public synchronized List<Integer> partitions() {
+        List<Integer> partitions = new ArrayList<>(members.size());
+        for (Member member : members) {
+            partitions.add(member.partition);
+        }
+        return partitions;
+    }
+
+    /** Runs {@code listener}, on the task's thread, whenever a task joins or leaves the pool. */
+    public synchronized void onMembershipChange(Runnable listener) {
+        this.membershipListener = listener;
     }
 
     /** The rates the tasks were last given, together: never more than {@link #pooled()}. */
@@ -56,19 +109,30 @@ public final class CapacityPool {
         return sum;
     }
 
-    /** A new task's place in the pool; it starts with no rate until its first {@link Member#update}. */
-    public synchronized Member join() {
-        Member member = new Member();
-        members.add(member);
+    /**
+     * A new task's place in the pool; it starts with no rate until its first {@link Member#update}.
+     *
+     * @param partition the task's input partition
+     */
+    public Member join(int partition) {
+        Runnable listener;
+        Member member = new Member(partition);
+        synchronized (this) {
+            members.add(member);
+            listener = membershipListener;
+        }
+        listener.run();
         return member;
     }
 
     /** One task's place in the pool. */
     public final class Member {
+        private final int partition;
         private double demand;
         private double rate;
 
-        private Member() {
+        private Member(int partition) {
+            this.partition = partition;
         }
 
         /**
@@ -99,9 +163,12 @@ public final class CapacityPool {
 
         /** The task closed: its static share leaves the pool, and its rate is free for the others. */
         public void leave() {
+            Runnable listener;
             synchronized (CapacityPool.this) {
                 members.remove(this);
+                listener = membershipListener;
             }
+            listener.run();
         }
     }
 

@@ -35,9 +35,13 @@ public final class TaskCapacity {
         return new TaskCapacity(null, ratePerSecond, new TotalRateLimiter(ratePerSecond), 0);
     }
 
-    /** A part of {@code pool}, by demand; the task starts with what the pool gives a task asking its static share. */
-    public static TaskCapacity pooled(CapacityPool pool, long wallNowMs) {
-        CapacityPool.Member member = pool.join();
+    /**
+     * A part of {@code pool}, by demand; the task starts with what the pool gives a task asking its static share.
+     *
+     * @param partition the task's input partition
+     */
+    public static TaskCapacity pooled(CapacityPool pool, int partition, long wallNowMs) {
+        CapacityPool.Member member = pool.join(partition);
         double staticShare = pool.staticShare();
         TotalRateLimiter limiter = new TotalRateLimiter(staticShare, staticShare);
         limiter.setRate(member.update(staticShare));

@@ -3,6 +3,7 @@ package dev.shaper.internals.metrics;
 import dev.shaper.RejectReason;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.RedisFailure;
+import dev.shaper.internals.capacity.CapacityCoordinator;
 import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.internals.store.StateCacheBudget;
 import io.micrometer.core.instrument.Counter;
@@ -76,6 +77,16 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String CAPACITY_POOLED = "shaper.capacity.pooled";
     /** Units per second of {@link #CAPACITY_POOLED} its partitions are given now, by their demand. */
     public static final String CAPACITY_GIVEN = "shaper.capacity.given";
+    /** Units per second this instance's partitions ask for, together. */
+    public static final String CAPACITY_DEMAND = "shaper.capacity.demand";
+    /** Gauge: 1 for where the pooled rate comes from; tag {@code source} is {@code redis} (a lease) or {@code local}. */
+    public static final String CAPACITY_SOURCE = "shaper.capacity.source";
+    /** Switches of the capacity's source; tag {@code to} is {@code local} or {@code redis}. */
+    public static final String CAPACITY_SWITCHES = "shaper.capacity.switches";
+    /** Lease renewals, one Redis round trip each; tag {@code outcome} is {@code ok} or {@code failed}. */
+    public static final String CAPACITY_RENEWALS = "shaper.capacity.renewals";
+    /** Gauge: the live instances sharing the capacity, as the last lease counted them. */
+    public static final String CAPACITY_INSTANCES = "shaper.capacity.instances";
 
     /**
      * The Kafka Streams settings key under which the application hands this object to the exception handlers
@@ -172,6 +183,10 @@ public final class ShaperMetrics implements AutoCloseable {
         Gauge.builder(CAPACITY_GIVEN, this, m -> m.capacity == null ? 0 : m.capacity.given())
                 .description("Units/s of the pooled total rate its partitions are given now, by their demand")
                 .register(registry);
+        Gauge.builder(CAPACITY_DEMAND, this, m -> m.capacity == null ? 0 : m.capacity.demand())
+                .description("Units/s the partitions this instance runs ask for, together (0 without a pooled total"
+                        + " rate)")
+                .register(registry);
         Gauge.builder(STATE_CACHE_MAX_KEYS, this, m -> m.stateCache == null ? 0 : m.stateCache.maxKeys())
                 .description("The bound on " + STATE_CACHE_KEYS + ", exceeded at most by the states changed since"
                         + " the last commit (shaper.state.cache.max.keys)")
@@ -261,6 +276,27 @@ public final class ShaperMetrics implements AutoCloseable {
     /** Publishes how much of the total rate the instance holds and gives its partitions. */
     public void bindCapacity(CapacityPool pool) {
         capacity = pool;
+    }
+
+    /** Publishes where the instance's part of the total rate comes from, its renewals and its switches. */
+    public void bindCapacityCoordinator(CapacityCoordinator coordinator) {
+        for (CapacityCoordinator.Source source : CapacityCoordinator.Source.values()) {
+            Gauge.builder(CAPACITY_SOURCE, coordinator, c -> c.source() == source ? 1 : 0)
+                    .tag("source", source.tag())
+                    .description("1 for where this instance's part of the total rate comes from (redis: a lease of"
+                            + " the cluster-wide capacity; local: the static shares of its partitions), 0 otherwise")
+                    .register(registry);
+            FunctionCounter.builder(CAPACITY_SWITCHES, coordinator, c -> c.switchesTo(source))
+                    .tag("to", source.tag()).description("Switches of the capacity's source")
+                    .register(registry);
+        }
+        FunctionCounter.builder(CAPACITY_RENEWALS, coordinator, c -> c.renewals() - c.failedRenewals())
+                .tag("outcome", "ok").description("Lease renewals, one Redis call each").register(registry);
+        FunctionCounter.builder(CAPACITY_RENEWALS, coordinator, CapacityCoordinator::failedRenewals)
+                .tag("outcome", "failed").description("Lease renewals, one Redis call each").register(registry);
+        Gauge.builder(CAPACITY_INSTANCES, coordinator, c -> c.lastLease() == null ? 0 : c.lastLease().instances())
+                .description("Live instances sharing the capacity, as the last lease counted them")
+                .register(registry);
     }
 
     /** Publishes which backend the admission uses and how often it switched. */

@@ -96,7 +96,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             capacity.close(); // initialised again: one place in the pool per task
         }
         this.capacity = capacityPool == null ? TaskCapacity.fixed(settings.taskTotalRate())
-                : TaskCapacity.pooled(capacityPool, wallNow);
+                : TaskCapacity.pooled(capacityPool, context.taskId().partition(), wallNow);
         this.total = capacity.limiter();
         this.outputs = new OutputChecks(settings.topicLimits(), wallNow);
         QueuedTotals restored = queues.restoredTotals();

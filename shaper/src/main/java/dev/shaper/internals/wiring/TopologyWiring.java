@@ -48,9 +48,17 @@ public final class TopologyWiring {
      * @param admission       the instance's admission, required when {@code rules.hasAdmission()}, else ignored
      * @param metrics         where the processors report what they do
      * @param topicLimits     the largest records and the timestamps the topics take
+     * @param capacity        the instance's pool of the total rate, or null for one made from the settings
      */
     public record Parts(RuleBook rules, int inputPartitions, AdmissionController admission, ShaperMetrics metrics,
-                        TopicLimits topicLimits) {
+                        TopicLimits topicLimits, CapacityPool capacity) {
+
+        /** Parts whose pool of the total rate, if the settings ask for one, is made from the settings. */
+        public Parts(RuleBook rules, int inputPartitions, AdmissionController admission, ShaperMetrics metrics,
+                     TopicLimits topicLimits) {
+            this(rules, inputPartitions, admission, metrics, topicLimits, null);
+        }
+
         public Parts {
             if (inputPartitions < 1) {
                 throw new IllegalArgumentException("inputPartitions must be >= 1, got " + inputPartitions);
@@ -96,8 +104,9 @@ public final class TopologyWiring {
                 config.totalRate() / parts.inputPartitions(), config.releasedHeader(), limits,
                 config.admissionKeyHeader(), config.maxTaskQueue());
         StateCacheBudget cache = new StateCacheBudget(config.stateCacheMaxKeys()); // one for all the tasks
-        CapacityPool capacity = config.totalRate() > 0 && config.totalRatePooled()
-                ? new CapacityPool(config.totalRate(), parts.inputPartitions()) : null;
+        CapacityPool capacity = parts.capacity() != null ? parts.capacity()
+                : config.totalRate() > 0 && config.totalRatePooled()
+                        ? new CapacityPool(config.totalRate(), parts.inputPartitions()) : null;
         if (capacity != null) {
             parts.metrics().bindCapacity(capacity);
         }

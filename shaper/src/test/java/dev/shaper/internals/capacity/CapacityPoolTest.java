@@ -17,8 +17,8 @@ class CapacityPoolTest {
 
     @Test
     void shouldPoolTheStaticSharesOfTheTasksItRunsAndSplitThemEvenlyWhenIdle() {
-        CapacityPool.Member a = pool.join();
-        CapacityPool.Member b = pool.join();
+        CapacityPool.Member a = pool.join(0);
+        CapacityPool.Member b = pool.join(1);
         assertThat(pool.pooled()).isEqualTo(100);
         assertThat(a.update(0)).isEqualTo(50);
         assertThat(b.update(0)).isEqualTo(50);
@@ -26,8 +26,8 @@ class CapacityPoolTest {
 
     @Test
     void shouldGiveABusyTaskWhatAnIdleOneLeaves() {
-        CapacityPool.Member busy = pool.join();
-        CapacityPool.Member quiet = pool.join();
+        CapacityPool.Member busy = pool.join(2);
+        CapacityPool.Member quiet = pool.join(3);
         // The quiet task's first tick gives it headroom (55), which the busy one cannot take from it at once
         assertThat(quiet.update(10)).isEqualTo(55);
         assertThat(busy.update(1_000)).isEqualTo(45);
@@ -38,9 +38,9 @@ class CapacityPoolTest {
 
     @Test
     void shouldShareMaxMinFairly() {
-        CapacityPool.Member small = pool.join();
-        CapacityPool.Member medium = pool.join();
-        CapacityPool.Member large = pool.join(); // 150 pooled
+        CapacityPool.Member small = pool.join(4);
+        CapacityPool.Member medium = pool.join(5);
+        CapacityPool.Member large = pool.join(6); // 150 pooled
         small.update(10);
         medium.update(80);
         large.update(1_000);
@@ -52,8 +52,8 @@ class CapacityPoolTest {
 
     @Test
     void shouldNeverHandOutMoreThanThePoolWhileSharesShift() {
-        CapacityPool.Member a = pool.join();
-        CapacityPool.Member b = pool.join();
+        CapacityPool.Member a = pool.join(7);
+        CapacityPool.Member b = pool.join(8);
         List<CapacityPool.Member> both = List.of(a, b);
         b.update(0);
         assertThat(a.update(1_000)).isEqualTo(50); // b holds its headroom until its next tick
@@ -70,8 +70,8 @@ class CapacityPoolTest {
 
     @Test
     void shouldFreeALeavingTasksShareForTheOthers() {
-        CapacityPool.Member a = pool.join();
-        CapacityPool.Member b = pool.join();
+        CapacityPool.Member a = pool.join(9);
+        CapacityPool.Member b = pool.join(10);
         a.update(1_000);
         b.update(1_000);
         b.leave();

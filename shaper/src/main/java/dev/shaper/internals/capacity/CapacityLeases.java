@@ -1,0 +1,35 @@
+package dev.shaper.internals.capacity;
+
+import dev.shaper.internals.admission.RedisUnavailableException;
+import java.util.Collection;
+
+/**
+ * Where the instances of one application lease their parts of the cluster-wide capacity ({@link RedisCapacityLeases}
+ * in production). One call per instance per renewal, whatever the number of records or keys.
+ */
+public interface CapacityLeases extends AutoCloseable {
+
+    /**
+     * What a renewal grants.
+     *
+     * @param grant       this instance's rate, units per second, until its lease ends or its next renewal
+     * @param available   what the leases share: the capacity of the partitions live instances run
+     * @param instances   the live instances, this one included
+     * @param totalDemand the live instances' demands together, units per second
+     */
+    record Lease(double grant, double available, int instances, double totalDemand) {
+    }
+
+    /**
+     * Reports this instance's demand and the input partitions it runs, and returns its grant.
+     *
+     * @throws RedisUnavailableException when the leases cannot be reached within the timeout
+     */
+    Lease renew(double demand, Collection<Integer> partitions) throws RedisUnavailableException;
+
+    /** Where the leases are kept, without credentials, for logs. */
+    String description();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,103 @@
+-- The cluster-wide capacity, leased to the instances of one application by demand.
+--
+-- KEYS[1]  the application's lease table, a hash with one field per live instance. Its name carries the
+--          application id in a {hash tag}: "shaper:cap:{<application.id>}".
+-- ARGV[1]  the calling instance's id (unique per process)
+-- ARGV[2]  the capacity C, units per second, a number > 0
+-- ARGV[3]  the input topic's partitions P, an integer >= 1
+-- ARGV[4]  the lease, milliseconds: how long a grant stands without a renewal
+-- ARGV[5]  the instance's demand, units per second, a number >= 0
+-- ARGV[6]  the input partitions the instance runs, comma separated ("" for none)
+-- Returns  { grant: this instance's rate until its lease ends, a decimal string,
+--            available: what the leases share, a decimal string,
+--            instances: the live instances, this one included,
+--            demand: the live instances' demands together, a decimal string }
+--
+-- Time is Redis's own clock (TIME). A field's value is "<expiry ms> <grant> <demand> <partitions>"; a field
+-- whose lease ended is deleted by the next call, so a dead instance's grant returns within one lease.
+--
+-- Safety: the leases share C x (partitions run by a live instance) / P. The static share of a partition no
+-- live lease covers (C / P each) stays reserved for an instance that runs it without Redis (the fallback), so
+-- instances on leases and instances on static shares never add up to more than C. And a grant never exceeds
+-- what the other live grants leave: an instance whose fair share grew gets it once the others have renewed
+-- with their smaller shares, within one renewal period.
+--
+-- Fairness: max-min fair by demand (water-filling); what is left when every demand is met is split evenly,
+-- so that a burst on any instance can start before its next renewal.
+-- Commands it calls: TIME, HGETALL, HDEL, HSET, PEXPIRE.
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local me = ARGV[1]
+local capacity = tonumber(ARGV[2])
+local partitions = tonumber(ARGV[3])
+local lease = tonumber(ARGV[4])
+local demand = math.max(0, tonumber(ARGV[5]))
+local mine = ARGV[6]
+
+local covered = {}
+local ncovered = 0
+local function cover(list)
+  for p in string.gmatch(list, '[^,]+') do
+    local n = tonumber(p)
+    if n and n >= 0 and n < partitions and not covered[n] then
+      covered[n] = true
+      ncovered = ncovered + 1
+    end
+  end
+end
+cover(mine)
+
+local demands = { demand }
+local othersInUse = 0
+local fields = redis.call('HGETALL', KEYS[1])
+for i = 1, #fields, 2 do
+  local id = fields[i]
+  if id ~= me then
+    local expiry, grant, wanted, list = string.match(fields[i + 1], '^(%S+) (%S+) (%S+) ?(.*)$')
+    if expiry == nil or tonumber(expiry) == nil or tonumber(expiry) <= now then
+      redis.call('HDEL', KEYS[1], id)
+    else
+      othersInUse = othersInUse + (tonumber(grant) or 0)
+      demands[#demands + 1] = tonumber(wanted) or 0
+      cover(list)
+    end
+  end
+end
+
+local available = capacity * ncovered / partitions
+local totalDemand = 0
+for _, d in ipairs(demands) do
+  totalDemand = totalDemand + d
+end
+
+-- Water-filling: ascending by demand, each gets its demand while that is below an equal split of the rest.
+local sorted = {}
+for i, d in ipairs(demands) do
+  sorted[i] = d
+end
+table.sort(sorted)
+local remaining = available
+local left = #sorted
+local level = nil
+for _, d in ipairs(sorted) do
+  if d <= remaining / left then
+    remaining = remaining - d
+    left = left - 1
+  else
+    level = remaining / left
+    break
+  end
+end
+local target
+if level == nil then
+  target = demand + remaining / #sorted
+else
+  target = math.min(demand, level)
+end
+
+local grant = math.max(0, math.min(target, available - othersInUse))
+redis.call('HSET', KEYS[1], me, string.format('%d %.17g %.17g %s', now + lease, grant, demand, mine))
+redis.call('PEXPIRE', KEYS[1], 4 * lease)
+return { string.format('%.17g', grant), string.format('%.17g', available), #demands,
+         string.format('%.17g', totalDemand) }

@@ -1,0 +1,176 @@
+package dev.shaper.internals.capacity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.shaper.testsupport.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lease script against a real redis-server (its own, on a free port), through {@link RedisCapacityLeases}. Redis's
+ * clock cannot be moved: where a test needs a lease to end, it rewrites the lease's expiry into the past instead of
+ * waiting.
+ */
+class CapacityLeaseScriptTest {
+
+    private static final double CAPACITY = 400;
+    private static final int PARTITIONS = 8;
+    private static final Duration LEASE = Duration.ofSeconds(60);
+    private static final AtomicInteger APPS = new AtomicInteger();
+
+    private static RedisServer server;
+    private final String application = "lease-test-" + APPS.incrementAndGet();
+    private final List<RedisCapacityLeases> opened = new ArrayList<>();
+
+    @BeforeAll
+    static void startRedis() {
+        server = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void closeLeases() {
+        opened.forEach(RedisCapacityLeases::close);
+    }
+
+    private RedisCapacityLeases instance(String id) {
+        RedisCapacityLeases leases = new RedisCapacityLeases(server.uri(), Duration.ofSeconds(2),
+                Duration.ofMillis(100), null,
+                new RedisCapacityLeases.Terms(application, id, CAPACITY, PARTITIONS, LEASE));
+        opened.add(leases);
+        return leases;
+    }
+
+    @Test
+    void shouldGiveALoneInstanceRunningEveryPartitionTheWholeCapacity() throws Exception {
+        CapacityLeases.Lease lease = instance("a").renew(100, List.of(0, 1, 2, 3, 4, 5, 6, 7));
+
+        // its demand, and what no one asks for as headroom
+        assertThat(lease.grant()).isEqualTo(CAPACITY);
+        assertThat(lease.available()).isEqualTo(CAPACITY);
+        assertThat(lease.instances()).isEqualTo(1);
+        assertThat(lease.totalDemand()).isEqualTo(100);
+    }
+
+    @Test
+    void shouldShareByDemandMaxMinFairAndNeverGrantWhatTheOthersStillHold() throws Exception {
+        // Given: a runs partitions 0-3 and asks for 300/s; b runs 4-7 and asks for 50/s
+        RedisCapacityLeases a = instance("a");
+        RedisCapacityLeases b = instance("b");
+        List<Integer> first = List.of(0, 1, 2, 3);
+        List<Integer> second = List.of(4, 5, 6, 7);
+
+        // When: a renews alone, then b, then a again
+        CapacityLeases.Lease aAlone = a.renew(300, first);
+        CapacityLeases.Lease bLease = b.renew(50, second);
+        CapacityLeases.Lease aLease = a.renew(300, first);
+
+        // Then: alone, a holds only its partitions' capacity (the other half is reserved for whoever runs them);
+        // together, b gets its demand plus half of what is left over, a the rest
+        assertThat(aAlone.grant()).isEqualTo(200);
+        assertThat(bLease.grant()).isCloseTo(75, within(1e-9));
+        assertThat(aLease.grant()).isCloseTo(325, within(1e-9));
+        assertThat(aLease.grant() + bLease.grant()).isLessThanOrEqualTo(CAPACITY + 1e-9);
+
+        // And: when b's demand grows, b gets no more than a leaves until a has renewed
+        CapacityLeases.Lease bGrows = b.renew(400, second);
+        assertThat(bGrows.grant()).isCloseTo(CAPACITY - 325, within(1e-9));
+        CapacityLeases.Lease aShrinks = a.renew(300, first);
+        CapacityLeases.Lease bGrown = b.renew(400, second);
+        assertThat(aShrinks.grant()).isCloseTo(200, within(1e-9));
+        assertThat(bGrown.grant()).isCloseTo(200, within(1e-9));
+    }
+
+    @Test
+    void shouldNeverGrantMoreThanTheCapacityWhateverTheOrderOfRenewals() throws Exception {
+        // Given: three instances with changing demands and partitions, renewing in a random order
+        Random random = new Random(42);
+        List<RedisCapacityLeases> instances = List.of(instance("a"), instance("b"), instance("c"));
+        List<List<Integer>> partitions = List.of(List.of(0, 1, 2), List.of(3, 4, 5), List.of(6, 7));
+        Map<Integer, Double> held = new HashMap<>();
+
+        for (int round = 0; round < 300; round++) {
+            int i = random.nextInt(3);
+            double demand = random.nextInt(4) == 0 ? 0 : random.nextDouble() * 500;
+            CapacityLeases.Lease lease = instances.get(i).renew(demand, partitions.get(i));
+            held.put(i, lease.grant());
+
+            // Then: the grants in use never add up to more than the capacity
+            double inUse = held.values().stream().mapToDouble(Double::doubleValue).sum();
+            assertThat(inUse).as("round %d", round).isLessThanOrEqualTo(CAPACITY + 1e-6);
+        }
+    }
+
+    @Test
+    void shouldConvergeToMaxMinFairSharesWithinTwoRenewals() throws Exception {
+        // Given: demands of 50, 200 and 300 against 400
+        List<RedisCapacityLeases> instances = List.of(instance("a"), instance("b"), instance("c"));
+        double[] demands = {50, 200, 300};
+        List<List<Integer>> partitions = List.of(List.of(0, 1, 2), List.of(3, 4, 5), List.of(6, 7));
+        double[] grants = new double[3];
+
+        // When: each renews three times in turn
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 3; i++) {
+                grants[i] = instances.get(i).renew(demands[i], partitions.get(i)).grant();
+            }
+        }
+
+        // Then: the small demand is met, the other two split the rest evenly
+        assertThat(grants[0]).isCloseTo(50, within(1e-9));
+        assertThat(grants[1]).isCloseTo(175, within(1e-9));
+        assertThat(grants[2]).isCloseTo(175, within(1e-9));
+    }
+
+    @Test
+    void shouldReturnADeadInstancesGrantOnceItsLeaseEndsAndReserveItsPartitionsStaticShares() throws Exception {
+        // Given: a and b on leases, a busy
+        RedisCapacityLeases a = instance("a");
+        RedisCapacityLeases b = instance("b");
+        a.renew(400, List.of(0, 1, 2, 3));
+        b.renew(400, List.of(4, 5, 6, 7));
+        a.renew(400, List.of(0, 1, 2, 3));
+        assertThat(b.renew(400, List.of(4, 5, 6, 7)).grant()).isCloseTo(200, within(1e-9));
+
+        // When: a's lease ends without a renewal (a died, or cannot reach Redis)
+        endLease("a");
+        CapacityLeases.Lease alone = b.renew(400, List.of(4, 5, 6, 7));
+
+        // Then: a is gone from the table; b may take no more than its own partitions' static shares, since a, if
+        // alive, may run partitions 0-3 at theirs; once b also runs a's partitions, it gets the whole capacity
+        assertThat(alone.instances()).isEqualTo(1);
+        assertThat(alone.grant()).isCloseTo(200, within(1e-9));
+        assertThat(b.renew(400, List.of(0, 1, 2, 3, 4, 5, 6, 7)).grant()).isCloseTo(CAPACITY, within(1e-9));
+    }
+
+    @Test
+    void shouldLoadTheScriptAgainAfterRedisForgotIt() throws Exception {
+        RedisCapacityLeases a = instance("a");
+        a.renew(10, List.of(0));
+        server.call("SCRIPT", "FLUSH");
+
+        assertThat(a.renew(10, List.of(0)).grant()).isCloseTo(CAPACITY / PARTITIONS, within(1e-9));
+    }
+
+    /** Moves {@code instance}'s lease expiry into the past, as if a lease had passed without a renewal. */
+    private void endLease(String instance) {
+        String table = CapacityLeaseScript.tableName(application);
+        String value = server.call("HGET", table, instance);
+        server.call("HSET", table, instance, "1" + value.substring(value.indexOf(' ')));
+    }
+}
