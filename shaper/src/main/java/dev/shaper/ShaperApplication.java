@@ -1,6 +1,7 @@
 package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.config.EffectiveSettings;
 import dev.shaper.internals.config.SettingsLoader;
@@ -172,6 +173,7 @@ public final class ShaperApplication {
         KafkaStreams streams = null;
         LiveInstanceCounter instances = null;
         CapacityWiring.Capacity capacity = null;
+        TaskBacklogs backlogs = new TaskBacklogs();
         OperationsServer http = null;
         try {
             if (rules.hasAdmission()) {
@@ -186,7 +188,7 @@ public final class ShaperApplication {
                 metrics.bindCapacityCoordinator(capacity.coordinator());
             }
             streams = new KafkaStreams(TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions,
-                    admission, metrics, topicLimits, capacity.pool())), streamsProps);
+                    admission, metrics, topicLimits, capacity.pool(), backlogs)), streamsProps);
             metrics.bindStreams(streams);
             if (admission != null) {
                 metrics.bindAdmission(admission);
@@ -200,7 +202,7 @@ public final class ShaperApplication {
                 try {
                     http = OperationsServer.start(config.httpPort(), registry, health, streams,
                             ShaperTopology.KEY_STATE_STORE, rules.copy(), config.admissionKeyHeader(), self,
-                            partitions);
+                            partitions, backlogs);
                 } catch (IOException e) {
                     throw new ConfigException(ShaperConfig.HTTP_PORT_CONFIG, config.httpPort(),
                             "cannot listen on this port (" + e.getMessage() + "); expected a free port, 0 for any"

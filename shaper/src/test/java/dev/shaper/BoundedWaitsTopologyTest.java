@@ -68,6 +68,29 @@ class BoundedWaitsTopologyTest {
     }
 
     @Test
+    void shouldPublishOnceATickHowLongTheTasksQueuedUnitsNeedAtItsPartOfTheTotalRate() {
+        // Given: a key far faster (1,000/s) than the total rate (10/s)
+        Map<String, String> settings = settings(1_000, 60_000);
+        settings.put(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "10");
+        try (ShaperDriver shaper = ShaperDriver.start(settings)) {
+            // When: 21 records arrive at once (one passes, 20 wait behind the total rate), and a tick passes
+            for (int i = 0; i < 21; i++) {
+                shaper.send("k", "v" + i);
+            }
+            shaper.advance(TICK);
+
+            // Then: the task's backlog is what the total rate needs for them: about 2 s, less what a tick released
+            Long backlogNanos = shaper.backlogs().backlogNanos(0);
+            assertThat(backlogNanos).isNotNull();
+            assertThat(backlogNanos / 1_000_000L).isBetween(1_900L, 2_100L);
+
+            // And: a second later, a second less
+            runFor(shaper, Duration.ofSeconds(1));
+            assertThat(shaper.backlogs().backlogNanos(0) / 1_000_000L).isBetween(900L, 1_100L);
+        }
+    }
+
+    @Test
     void shouldRejectAQueuedRecordThatWaitedPastMaxDelayInsteadOfReleasingItLate() {
         // Given: a key at 1/s with a wait bound of 2 s; its first record passes, two wait (due at 1 s and 2 s)
         try (ShaperDriver shaper = ShaperDriver.start(settings(1, 2_000))) {

@@ -3,9 +3,11 @@ package dev.shaper.testsupport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntUnaryOperator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -15,8 +17,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Sends records at a steady rate for a while, the way live traffic arrives (the pacing is the workload, not a
- * wait for a condition). Record {@code i} goes to partition {@code i % partitions}, with key
- * {@code p<partition>} and a {@link RecordId} value, and the given headers.
+ * wait for a condition). Record {@code i} goes to partition {@code i % partitions} (or where a given function puts
+ * it), with key {@code p<partition>} and a {@link RecordId} value, and the given headers.
  */
 public final class PacedProducer {
 
@@ -29,6 +31,15 @@ public final class PacedProducer {
 
     public static List<Sent> send(String bootstrapServers, String topic, int partitions, double perSecond,
                                   Duration duration, Map<String, String> headers) {
+        return send(bootstrapServers, topic, i -> i % partitions, perSecond, duration, headers);
+    }
+
+    /**
+     * Sends at {@code perSecond} for {@code duration}, record {@code i} to partition {@code partitionOf(i)}: a skewed
+     * load, say.
+     */
+    public static List<Sent> send(String bootstrapServers, String topic, IntUnaryOperator partitionOf,
+                                  double perSecond, Duration duration, Map<String, String> headers) {
         Map<String, Object> config = Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ProducerConfig.ACKS_CONFIG, "all",
@@ -37,7 +48,7 @@ public final class PacedProducer {
         int count = (int) Math.round(perSecond * duration.toMillis() / 1000.0);
         long intervalNanos = (long) (1e9 / perSecond);
         List<Sent> sent = new ArrayList<>(count);
-        long[] perPartition = new long[partitions];
+        Map<Integer, Long> perPartition = new HashMap<>();
         try (KafkaProducer<String, byte[]> producer =
                      new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer())) {
             long start = System.nanoTime();
@@ -47,8 +58,9 @@ public final class PacedProducer {
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
                 }
-                int partition = i % partitions;
-                RecordId id = new RecordId("p" + partition, perPartition[partition]++);
+                int partition = partitionOf.applyAsInt(i);
+                long seq = perPartition.merge(partition, 1L, Long::sum) - 1;
+                RecordId id = new RecordId("p" + partition, seq);
                 RecordHeaders h = new RecordHeaders();
                 headers.forEach((k, v) -> h.add(k, v.getBytes(StandardCharsets.UTF_8)));
                 long now = System.currentTimeMillis();

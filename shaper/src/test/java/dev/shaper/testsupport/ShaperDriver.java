@@ -4,6 +4,7 @@ import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.ShaperTopology;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
@@ -44,6 +45,7 @@ public final class ShaperDriver implements AutoCloseable {
     private final TestOutputTopic<byte[], byte[]> rejected;
     private final Path stateDir;
     private final ShaperMetrics metrics = new ShaperMetrics(new SimpleMeterRegistry(), () -> now().toEpochMilli());
+    private final TaskBacklogs backlogs = new TaskBacklogs();
 
     private ShaperDriver(Map<String, String> shaperSettings, RuleBook rules, int partitions,
                          AdmissionController admission, TopicLimits limits) {
@@ -62,7 +64,7 @@ public final class ShaperDriver implements AutoCloseable {
         Properties props = config.streamsProperties();
         TopicLimits topicLimits = limits != null ? limits : TopicLimits.assumed(config.producerMaxRequestSize());
         driver = new TopologyTestDriver(TopologyWiring.build(config, new TopologyWiring.Parts(book, partitions,
-                admission, metrics, topicLimits)), props, START);
+                admission, metrics, topicLimits, null, backlogs)), props, START);
         input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
         shaped = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer());
@@ -103,6 +105,11 @@ public final class ShaperDriver implements AutoCloseable {
     public void send(byte[] key, String value, Header... headers) {
         Headers h = new RecordHeaders(headers);
         input.pipeInput(new TestRecord<>(key, value.getBytes(StandardCharsets.UTF_8), h, now()));
+    }
+
+    /** The task's backlog in front of the total rate, as its last tick published it (see {@link TaskBacklogs}). */
+    public TaskBacklogs backlogs() {
+        return backlogs;
     }
 
     public Instant now() {

@@ -1,6 +1,7 @@
 package dev.shaper.internals.http;
 
 import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.rules.KeyRule;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.KeyState;
@@ -26,8 +27,9 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
 
 /**
- * {@code GET /buckets/{key}}: one key's queue (records, units, bytes, next release) and the rules that apply
- * to it, answered by the instance that hosts the key's partition. Another instance forwards the request there
+ * {@code GET /buckets/{key}}: one key's queue (records, units, bytes, next release), how long a record of the key
+ * arriving now would wait (behind the key's own schedule and the task's backlog in front of the total rate), and the
+ * rules that apply to it, answered by the instance that hosts the key's partition. Another instance forwards the request there
  * (found through Kafka Streams' metadata, which needs {@code application.server}), once: a forwarded request
  * is never forwarded again, so a rebalance cannot make requests bounce between instances. Without
  * {@code application.server} an instance answers for the partitions it hosts and says so for the others.
@@ -54,6 +56,7 @@ final class BucketsEndpoint {
     private final HostInfo self;
     private final int inputPartitions;
     private final LongSupplier wallClockMs;
+    private final TaskBacklogs backlogs;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(FORWARD_TIMEOUT).build();
     private final Semaphore forwards = new Semaphore(MAX_CONCURRENT_FORWARDS);
 
@@ -61,9 +64,11 @@ final class BucketsEndpoint {
      * @param self this instance's {@code application.server}, or null when unset (then only local partitions
      *             can be answered)
      * @param inputPartitions the input topic's partition count, which places a key when {@code self} is null
+     * @param backlogs        the local tasks' backlogs in front of the total rate
      */
     BucketsEndpoint(KafkaStreams streams, String storeName, RuleBook rules, String admissionKeyHeader, HostInfo self,
-                    int inputPartitions, LongSupplier wallClockMs) {
+                    int inputPartitions, TaskBacklogs backlogs, LongSupplier wallClockMs) {
+        this.backlogs = backlogs;
         this.streams = streams;
         this.storeName = storeName;
         this.rules = rules;
@@ -140,7 +145,10 @@ final class BucketsEndpoint {
         body.put("key", keyText);
         body.put("partition", partition);
         body.put("host", self == null ? null : describe(self));
+        Long capacityWaitMs = capacityWaitMs(partition);
+        body.put("capacityWaitMs", capacityWaitMs);
         if (outcome instanceof KeyStateQuery.Outcome.Absent) {
+            body.put("expectedWaitMs", capacityWaitMs == null ? 0 : capacityWaitMs);
             body.put("error", "no state for this key: nothing is queued and its next record would leave at once"
                     + " (an idle key's state is forgotten), or the key was never seen");
             body.put("rules", rulesOf(match));
@@ -153,6 +161,7 @@ final class BucketsEndpoint {
         body.put("queuedUnits", state.queuedUnits());
         body.put("queuedBytes", state.queuedBytes());
         body.put("nextReleaseMs", nextReleaseMs(state, rule, snapshot.virtualNowNanos()));
+        body.put("expectedWaitMs", expectedWaitMs(state, snapshot.virtualNowNanos(), capacityWaitMs));
         body.put("stateAsOf", "the partition's last commit");
         body.put("rules", rulesOf(match));
         return new Answer(200, body);
@@ -169,6 +178,25 @@ final class BucketsEndpoint {
         long headDue = state.tatNanos() - rule.intervalNanos(state.queuedUnits());
         long due = Math.max(headDue, state.releaseTatNanos());
         return wallClockMs.getAsLong() + Math.max(0, due - virtualNowNanos) / 1_000_000L;
+    }
+
+    /**
+     * How long the task's queued units need at its part of the total rate, as its last tick saw it; null without a
+     * total rate (or before the task's first tick here).
+     */
+    private Long capacityWaitMs(int partition) {
+        Long nanos = backlogs.backlogNanos(partition);
+        return nanos == null ? null : nanos / 1_000_000L;
+    }
+
+    /**
+     * How long a record of this key arriving now would wait: until the key's schedule lets its next record go, and
+     * no less than the task's backlog in front of the total rate. Good to about one commit interval (see
+     * {@link #nextReleaseMs}).
+     */
+    private static Long expectedWaitMs(KeyState state, Long virtualNowNanos, Long capacityWaitMs) {
+        long own = virtualNowNanos == null ? 0 : Math.max(0, state.tatNanos() - virtualNowNanos) / 1_000_000L;
+        return Math.max(own, capacityWaitMs == null ? 0 : capacityWaitMs);
     }
 
     /** The effective rules of a key whose first matching rule is {@code match} (empty: the defaults). */

@@ -1,5 +1,6 @@
 package dev.shaper.internals.http;
 
+import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.rules.RuleBook;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -58,14 +59,16 @@ public final class OperationsServer implements AutoCloseable {
      *
      * @param self this instance's {@code application.server}, or null
      * @param inputPartitions the input topic's partition count
+     * @param backlogs the local tasks' backlogs in front of the total rate
      * @throws BindException when the port is taken
      */
     public static OperationsServer start(int port, PrometheusMeterRegistry registry, StreamsHealth health,
                                          KafkaStreams streams, String storeName, RuleBook rules,
-                                         String admissionKeyHeader, HostInfo self, int inputPartitions)
+                                         String admissionKeyHeader, HostInfo self, int inputPartitions,
+                                         TaskBacklogs backlogs)
             throws IOException {
         return start(port, registry, health, new BucketsEndpoint(streams, storeName, rules, admissionKeyHeader, self,
-                inputPartitions, System::currentTimeMillis));
+                inputPartitions, backlogs, System::currentTimeMillis));
     }
 
     /** {@link #start} with the {@code /buckets} endpoint built by the caller. */

@@ -4,6 +4,7 @@ import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.capacity.TaskCapacity;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
@@ -55,6 +56,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     private final AdmissionStep admission;
     /** The instance's pool of the total rate, shared by demand; null for a fixed share per task. */
     private final CapacityPool capacityPool;
+    private final TaskBacklogs backlogs;
     private final Rejections rejections;
     /** The {@code shaper.released.ms} value of the current millisecond, shared by the records it releases. */
     private final ReleaseStamp stamp = new ReleaseStamp();
@@ -72,12 +74,14 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /**
      * @param admission    the instance's admission; null when {@code rules} set no admission limit
      * @param capacityPool the instance's pool of the total rate, or null for the fixed share in {@code settings}
+     * @param backlogs     where the task publishes its backlog behind the total rate, once per tick
      */
     public ShaperProcessor(Settings settings, RuleBook rules, AdmissionController admission,
-                           CapacityPool capacityPool, ShaperMetrics metrics) {
+                           CapacityPool capacityPool, TaskBacklogs backlogs, ShaperMetrics metrics) {
         this.settings = settings;
         this.rules = rules;
         this.capacityPool = capacityPool;
+        this.backlogs = backlogs;
         this.metrics = metrics;
         this.tickNanos = settings.tickMs() * 1_000_000L;
         this.admission = admission == null ? null : new AdmissionStep(admission, rules, settings.admissionKeyHeader());
@@ -184,6 +188,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         queues.releaseDue(now, bucketRelease, leaving);
         queues.endTick(now);
         counts.tick(wallNow);
+        if (!total.isUnlimited()) {
+            backlogs.publish(context.taskId().partition(), total.backlogNanos(now, queues.queuedUnits()));
+        }
     }
 
     private void forwardReleased(byte[] key, QueuedRecord queued, long storedBytes, long wallNow) {
@@ -283,6 +290,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
         if (capacity != null) {
             capacity.close();
+        }
+        if (context != null) {
+            backlogs.remove(context.taskId().partition());
         }
     }
 

@@ -3,6 +3,7 @@ package dev.shaper.internals.wiring;
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.processor.ShaperProcessor;
@@ -49,14 +50,15 @@ public final class TopologyWiring {
      * @param metrics         where the processors report what they do
      * @param topicLimits     the largest records and the timestamps the topics take
      * @param capacity        the instance's pool of the total rate, or null for one made from the settings
+     * @param backlogs        where the tasks publish their backlogs behind the total rate, for {@code /buckets}
      */
     public record Parts(RuleBook rules, int inputPartitions, AdmissionController admission, ShaperMetrics metrics,
-                        TopicLimits topicLimits, CapacityPool capacity) {
+                        TopicLimits topicLimits, CapacityPool capacity, TaskBacklogs backlogs) {
 
         /** Parts whose pool of the total rate, if the settings ask for one, is made from the settings. */
         public Parts(RuleBook rules, int inputPartitions, AdmissionController admission, ShaperMetrics metrics,
                      TopicLimits topicLimits) {
-            this(rules, inputPartitions, admission, metrics, topicLimits, null);
+            this(rules, inputPartitions, admission, metrics, topicLimits, null, new TaskBacklogs());
         }
 
         public Parts {
@@ -116,8 +118,9 @@ public final class TopologyWiring {
 
         Topology topology = new Topology();
         topology.addSource(SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
+        TaskBacklogs backlogs = parts.backlogs();
         topology.addProcessor(PROCESSOR, () -> new ShaperProcessor(settings, rules.copy(), admission, capacity,
-                metrics), SOURCE);
+                backlogs, metrics), SOURCE);
         topology.addStateStore(new WriteBehindStoreBuilder<>(SCHEDULE_STORE,
                 inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT, segmentSpanNanos(config.tickMs()),
                         limits.stored().bytes()))

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.testsupport.Http;
@@ -37,7 +38,8 @@ class OperationsServerTest {
         logs.start();
         logger.addAppender(logs);
         BucketsEndpoint buckets = new BucketsEndpoint(null, "store",
-                new RuleBook(new ShapingRule(1, 10, 60_000), List.of()), null, null, 1, System::currentTimeMillis);
+                new RuleBook(new ShapingRule(1, 10, 60_000), List.of()), null, null, 1, new TaskBacklogs(),
+                System::currentTimeMillis);
         server = OperationsServer.start(0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
                 new StreamsHealth(), buckets);
     }

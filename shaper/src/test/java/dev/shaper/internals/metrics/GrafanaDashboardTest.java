@@ -6,12 +6,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.capacity.CapacityCoordinator;
+import dev.shaper.internals.capacity.CapacityLeases;
+import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.testsupport.ManualScheduler;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,6 +38,23 @@ class GrafanaDashboardTest {
         try (AdmissionController admission = new AdmissionController(null, AdmissionMode.BATCHED,
                 Duration.ofMillis(100), Duration.ofSeconds(1), () -> 1, new ManualScheduler(), System::nanoTime)) {
             metrics.bindAdmission(admission);
+            CapacityPool pool = new CapacityPool(400, 8);
+            metrics.bindCapacity(pool);
+            metrics.bindCapacityCoordinator(new CapacityCoordinator(pool, new CapacityLeases() {
+                @Override
+                public Lease renew(double demand, Collection<Integer> partitions) {
+                    return new Lease(400, 400, 1, demand);
+                }
+
+                @Override
+                public String description() {
+                    return "redis://test:6379";
+                }
+
+                @Override
+                public void close() {
+                }
+            }, Duration.ofSeconds(1), new ManualScheduler(), System::nanoTime));
             metrics.redisCall("take", 1_000);
             metrics.registerTaskCounts(1, 100).released(System.currentTimeMillis(), 5, 100);
             String scrape = registry.scrape();
