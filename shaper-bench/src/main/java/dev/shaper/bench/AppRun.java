@@ -3,6 +3,7 @@ package dev.shaper.bench;
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.wiring.AdmissionWiring;
+import dev.shaper.internals.wiring.CapacityWiring;
 import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -35,6 +36,7 @@ final class AppRun {
     private final Path stateDir;
     private final KafkaStreams streams;
     private final AdmissionController admission;
+    private final CapacityWiring.Capacity capacity;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private long jitStartMillis;
     private ThreadCpuSnapshot cpuStart;
@@ -50,15 +52,19 @@ final class AppRun {
         this.stateDir = Path.of(settings.get(StreamsConfig.STATE_DIR_CONFIG));
         this.admission = app.admission() == null ? null : AdmissionWiring.forConfig(config,
                 () -> 1); // one instance per run
+        this.capacity = CapacityWiring.forConfig(config, applicationId, partitions);
         try {
             if (admission != null) {
                 admission.start(); // connected and warmed up before the timed start
             }
-            this.streams = new KafkaStreams(app.topology(config, partitions, admission), config.streamsProperties());
+            capacity.start();
+            this.streams = new KafkaStreams(app.topology(config, partitions, admission, capacity.pool()),
+                    config.streamsProperties());
         } catch (RuntimeException e) {
             if (admission != null) {
                 admission.close();
             }
+            capacity.close();
             throw e;
         }
         streams.setUncaughtExceptionHandler(e -> {
@@ -111,6 +117,7 @@ final class AppRun {
             if (admission != null) {
                 admission.close();
             }
+            capacity.close();
         }
         if (!closed) {
             throw new IllegalStateException(applicationId + " did not close within " + CLOSE_TIMEOUT.toSeconds()

@@ -4,6 +4,8 @@ import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperTopology;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.processor.ReleaseStamp;
@@ -26,7 +28,8 @@ enum BenchApp {
     /** The baseline: source to sink, byte[] in and out, no state, no processing. */
     PASS_THROUGH("pass-through", false, null) {
         @Override
-        Topology topology(ShaperConfig config, int partitions, AdmissionController admission) {
+        Topology topology(ShaperConfig config, int partitions, AdmissionController admission,
+                          CapacityPool capacity) {
             Topology topology = new Topology();
             topology.addSource("source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
                     config.inputTopic());
@@ -43,7 +46,8 @@ enum BenchApp {
      */
     PASS_THROUGH_WITH_HEADER("pass-through+header", false, null) {
         @Override
-        Topology topology(ShaperConfig config, int partitions, AdmissionController admission) {
+        Topology topology(ShaperConfig config, int partitions, AdmissionController admission,
+                          CapacityPool capacity) {
             byte[] zero = "0".getBytes(java.nio.charset.StandardCharsets.UTF_8);
             Topology topology = new Topology();
             topology.addSource("source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
@@ -77,7 +81,8 @@ enum BenchApp {
      */
     NAIVE_QUEUE("naive-queue", false, null) {
         @Override
-        Topology topology(ShaperConfig config, int partitions, AdmissionController admission) {
+        Topology topology(ShaperConfig config, int partitions, AdmissionController admission,
+                          CapacityPool capacity) {
             Topology topology = new Topology();
             topology.addSource("source", new ByteArrayDeserializer(), new ByteArrayDeserializer(),
                     config.inputTopic());
@@ -117,6 +122,22 @@ enum BenchApp {
         }
     },
 
+    /**
+     * The pooled total rate leased through Redis (scope cluster with {@code shaper.redis.uri}): what the leases'
+     * renewals cost when the capacity never binds.
+     */
+    SHAPER_LEASED_TOTAL("shaper+leased-total", true, null) {
+        @Override
+        void addSettings(Map<String, String> settings) {
+            SHAPER_POOLED_TOTAL.addSettings(settings);
+        }
+
+        @Override
+        boolean usesRedis() {
+            return true;
+        }
+    },
+
     /** The same total rate, split into a fixed part per partition (scope partition): the yardstick of the pool. */
     SHAPER_FIXED_TOTAL("shaper+fixed-total", true, null) {
         @Override
@@ -145,11 +166,16 @@ enum BenchApp {
         }
         throw new IllegalArgumentException("unknown app \"" + label + "\"; expected one of pass-through,"
                 + " pass-through+header, naive-queue, shaper, shaper+batched, shaper+strict, shaper+pooled-total,"
-                + " shaper+fixed-total");
+                + " shaper+leased-total, shaper+fixed-total");
     }
 
     /** Adds what this app sets beside the scenario's shaper settings (nothing, for most). */
     void addSettings(Map<String, String> settings) {
+    }
+
+    /** Whether the app needs Redis: for admission, or for the capacity's leases. */
+    boolean usesRedis() {
+        return admission != null;
     }
 
     /** The admission mode this app measures, or null for none. */
@@ -171,10 +197,14 @@ enum BenchApp {
         return shapes;
     }
 
-    /** @param admission the app's admission (for the admission apps), else null */
-    Topology topology(ShaperConfig config, int partitions, AdmissionController admission) {
+    /**
+     * @param admission the app's admission (for the admission apps), else null
+     * @param capacity  the instance's pool of the total rate, or null for one made from the settings
+     */
+    Topology topology(ShaperConfig config, int partitions, AdmissionController admission, CapacityPool capacity) {
         RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
         return TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions, admission,
-                ShaperMetrics.inMemory(), TopicLimits.assumed(config.producerMaxRequestSize())));
+                ShaperMetrics.inMemory(), TopicLimits.assumed(config.producerMaxRequestSize()), capacity,
+                new TaskBacklogs()));
     }
 }

@@ -185,9 +185,13 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                   --apps=pass-through,shaper   also: pass-through+header (the baseline plus the two headers shaped records carry),
                                            naive-queue (a put and a delete per record in a logged store, all released
                                            every 100 ms: the yardstick the issue's queued target came from),
-                                           shaper+batched, shaper+strict (admission on Redis, admitting all)
+                                           shaper+batched, shaper+strict (admission on Redis, admitting all),
+                                           shaper+pooled-total, shaper+leased-total, shaper+fixed-total (a total
+                                           rate far above the load: pooled per instance, leased through Redis, or a
+                                           fixed part per partition)
                   --strict.records=100000  records for shaper+strict (one Redis call per record)
-                  --redis.uri=<uri>        Redis for the admission apps (default: a redis-server started for the run)
+                  --redis.uri=<uri>        Redis for the admission and leased apps (default: a redis-server started
+                                           for the run)
                   --repeat=3               runs of every measurement, interleaved; the ratios use the medians
                   --app.jvm=worker         worker: each app type in a JVM of its own (the broker, loader and counter
                                            stay in this one); shared: the apps in this JVM, beside the broker

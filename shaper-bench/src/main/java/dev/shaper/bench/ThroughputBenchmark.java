@@ -80,7 +80,7 @@ public final class ThroughputBenchmark {
         boolean tempStateRoot = options.stateDir() == null;
         Path stateRoot = tempStateRoot ? Files.createTempDirectory("shaper-bench-state")
                 : Files.createDirectories(options.stateDir());
-        boolean admitting = options.apps().stream().anyMatch(a -> a.admission() != null);
+        boolean admitting = options.apps().stream().anyMatch(BenchApp::usesRedis);
         try (KafkaBroker broker = KafkaBroker.start();
              RedisServer redis = admitting && options.redisUri() == null ? RedisServer.start() : null) {
             header.add("broker: one local broker at " + broker.bootstrapServers()
@@ -88,7 +88,8 @@ public final class ThroughputBenchmark {
             String redisUri = redis != null ? redis.uri() : options.redisUri();
             if (admitting) {
                 header.add("redis: " + (redis != null ? "a redis-server started for the run at " + redisUri
-                        : "given by --redis.uri") + "; admission rate 1e9/s, so the admission apps refuse nothing");
+                        : "given by --redis.uri") + "; admission rate 1e9/s, so the admission apps refuse nothing;"
+                        + " the leased app renews a lease every quarter of shaper.capacity.lease.ms");
             }
             try (RedisCpu redisCpu = admitting ? new RedisCpu(redisUri) : null) {
                 ThroughputBenchmark bench = new ThroughputBenchmark(broker, options, stateRoot, redisUri, redisCpu);
@@ -207,6 +208,9 @@ public final class ThroughputBenchmark {
             settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, rejected);
             settings.putAll(scenario.shaperSettings(options));
             app.addSettings(settings);
+        }
+        if (app.usesRedis()) {
+            settings.put(ShaperConfig.REDIS_URI_CONFIG, redisUri);
         }
         if (app.admission() != null) {
             settings.put(ShaperConfig.ADMISSION_RATE_CONFIG, "1e9");
