@@ -330,6 +330,10 @@ public final class ShaperConfig extends AbstractConfig {
         boolean exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
                 streamsSettings.getOrDefault(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2));
         putProducerDefault(props, ProducerConfig.LINGER_MS_CONFIG, exactlyOnce ? "10" : "0");
+        // Right after a commit, the broker answers a send to a partition of the finished transaction with
+        // CONCURRENT_TRANSACTIONS until its markers are written; the producer's 100 ms default backoff then holds the
+        // next commit, and with it the release ticks, for that long.
+        putProducerDefault(props, ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "10");
         // Queued records reach the changelog at the commit in one burst, which the commit waits for.
         putProducerDefault(props, ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(128 * 1024));
         putProducerDefault(props, ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(64L * 1024 * 1024));

@@ -40,7 +40,8 @@ class SharedCapacityIT {
     private static final double CAPACITY = 400;
     private static final double OFFERED = 1_000;
     private static final Duration LEASE = Duration.ofMillis(1_000);
-    private static final long TICK_MS = 100;
+    /** A fine tick: releases come in ticks, so a second may hold one tick's worth more than the capacity. */
+    private static final long TICK_MS = 20;
     private static final long MAX_DELAY_MS = 2_000;
     /** The densest second may hold the capacity plus a little: releases come in ticks, see below. */
     private static final double WINDOW_BOUND = CAPACITY * 1.05;

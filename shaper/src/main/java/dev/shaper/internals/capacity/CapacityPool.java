@@ -13,6 +13,7 @@ import java.util.Map;
  * demand, max-min fair (water-filling): a task gets what it asks for up to an equal split, and what others leave
  * goes to those that want more. So a busy task uses what idle tasks leave, and the instance never exceeds its
  * grant or its tasks' static shares together, which keeps the application within the total across instances.
+ * Between two splits, what a task was given and did not use goes to the others too, as spare units.
  *
  * <p>Each task reports its demand once per tick and takes the rate it is given until its next tick. The rates in
  * use never add up to more than the pool: a task is given at most what the others' rates in use leave, so a task
@@ -29,6 +30,8 @@ public final class CapacityPool {
     /** Whether the grant may no longer exceed the static shares: the lease is ending without a renewal. */
     private boolean leaseEnding;
     private Runnable membershipListener = () -> { };
+    /** Units that tasks gave up in their last ticks, for the tasks that have more to release. */
+    private double spare;
 
     /**
      * @param totalRate       the application's total rate, units per second (more than 0)
@@ -75,6 +78,24 @@ public final class CapacityPool {
     public synchronized void useStaticShares() {
         leased = Double.NaN;
         leaseEnding = false;
+    }
+
+    /**
+     * A task had less to release than its rate allowed: {@code units} it gave up (see
+     * {@link dev.shaper.internals.shaping.TotalRateLimiter#forfeit}) wait here for a task that has more. At most
+     * {@code horizonSeconds} of the pool wait, so what is saved never makes a burst longer than that.
+     */
+    public synchronized void depositSpare(double units, double horizonSeconds) {
+        spare = Math.min(spare + Math.max(0, units), pooled() * horizonSeconds);
+    }
+
+    /** Takes {@code units} another task gave up, if that many wait: a task the rate it was given held back. */
+    public synchronized boolean takeSpare(long units) {
+        if (spare < units) {
+            return false;
+        }
+        spare -= units;
+        return true;
     }
 
     /** The rates the tasks last asked for, together. */

@@ -6,16 +6,19 @@ import dev.shaper.internals.shaping.TotalRateLimiter;
  * One task's part of the total rate, and the limiter that spends it. With a {@link CapacityPool}, the part follows
  * the task's demand: each tick the task reports what it could use, and takes the rate the pool gives it.
  *
- * <p>The demand is read from what happened since the last tick. A task the cap held back (a record could not pass
- * at once, or a release scan stopped at the cap) asks for twice what it used or had, at least its static share, so
- * a busy task's part grows in a few ticks; a task the cap did not hold back asks for a quarter more than it used, so
- * what it does not need goes to the others.
+ * <p>The demand is what the task used since the last tick, plus a little, plus what it has queued spread over
+ * {@link #DRAIN_SECONDS}: a task with a backlog asks for enough to work it off, a task without one for what it uses.
+ * A task that had less to release than its part allowed gives the rest up to the pool at the end of its tick, and a
+ * task its part holds back takes such spare units: so what one task leaves within a tick is not lost.
  */
 public final class TaskCapacity {
 
-    /** Of what a task used, how much more it asks for while the cap does not hold it back. */
-    private static final double SPARE = 1.25;
+    /** Of what a task used, how much more it asks for: room for its traffic to grow before the next tick. */
+    private static final double GROWTH = 1.05;
+    /** The time a task asks for to work off what it has queued. */
+    static final double DRAIN_SECONDS = 1.0;
 
+    private final CapacityPool pool;
     private final CapacityPool.Member member;
     private final double staticShare;
     private final TotalRateLimiter limiter;
@@ -23,7 +26,9 @@ public final class TaskCapacity {
     private boolean heldBack;
     private long lastTickWallMs;
 
-    private TaskCapacity(CapacityPool.Member member, double staticShare, TotalRateLimiter limiter, long wallNowMs) {
+    private TaskCapacity(CapacityPool pool, CapacityPool.Member member, double staticShare, TotalRateLimiter limiter,
+                         long wallNowMs) {
+        this.pool = pool;
         this.member = member;
         this.staticShare = staticShare;
         this.limiter = limiter;
@@ -32,7 +37,7 @@ public final class TaskCapacity {
 
     /** A fixed part: {@code ratePerSecond} (0 or less: no cap), whatever the task's demand. */
     public static TaskCapacity fixed(double ratePerSecond) {
-        return new TaskCapacity(null, ratePerSecond, new TotalRateLimiter(ratePerSecond), 0);
+        return new TaskCapacity(null, null, ratePerSecond, new TotalRateLimiter(ratePerSecond), 0);
     }
 
     /**
@@ -45,7 +50,7 @@ public final class TaskCapacity {
         double staticShare = pool.staticShare();
         TotalRateLimiter limiter = new TotalRateLimiter(staticShare, staticShare);
         limiter.setRate(member.update(staticShare));
-        return new TaskCapacity(member, staticShare, limiter, wallNowMs);
+        return new TaskCapacity(pool, member, staticShare, limiter, wallNowMs);
     }
 
     /** The limiter the task's records spend this part through. */
@@ -63,18 +68,47 @@ public final class TaskCapacity {
         heldBack = true;
     }
 
-    /** At the start of a tick: reports the demand since the last one and takes the part for the next. */
-    public void tick(long wallNowMs) {
+    /**
+     * Whether {@code cost} units may leave now beyond the task's own part, from what other tasks of the instance
+     * gave up; they count as used.
+     */
+    public boolean takeSpare(long cost) {
+        if (pool == null || !pool.takeSpare(cost)) {
+            return false;
+        }
+        usedUnits += cost;
+        return true;
+    }
+
+    /**
+     * At the start of a tick: reports the demand since the last one and takes the part for the next.
+     *
+     * @param queuedUnits what the task has queued now
+     */
+    public void tick(long wallNowMs, long queuedUnits) {
         if (member == null) {
             return;
         }
         double elapsedSeconds = Math.max(1, wallNowMs - lastTickWallMs) / 1000.0;
         double usedRate = usedUnits / elapsedSeconds;
-        double demand = heldBack ? Math.max(2 * Math.max(usedRate, limiter.rate()), staticShare) : usedRate * SPARE;
+        double demand = usedRate * GROWTH + queuedUnits / DRAIN_SECONDS;
+        if (heldBack) {
+            demand = Math.max(demand, Math.min(2 * limiter.rate(), staticShare)); // a burst it could not pass at once
+        }
         limiter.setRate(member.update(demand));
         usedUnits = 0;
         heldBack = false;
         lastTickWallMs = wallNowMs;
+    }
+
+    /**
+     * At the end of a tick whose release the cap did not hold back: what the task's part would still let leave goes
+     * to the pool's spare units, for at most {@code horizonSeconds}.
+     */
+    public void giveUpUnused(long nowNanos, long stepNanos, double horizonSeconds) {
+        if (pool != null) {
+            pool.depositSpare(limiter.forfeit(nowNanos, stepNanos), horizonSeconds);
+        }
     }
 
     /** The task closed: its part returns to the pool. */

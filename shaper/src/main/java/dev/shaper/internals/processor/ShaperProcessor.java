@@ -93,7 +93,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     public void init(ProcessorContext<byte[], byte[]> context) {
         this.context = context;
         ScheduleStore schedule = context.getStateStore(settings.scheduleStoreName());
-        this.queues = new TaskQueues(schedule, context.getStateStore(settings.keyStoreName()));
+        this.queues = new TaskQueues(schedule, context.getStateStore(settings.keyStoreName()), rules::ruleFor);
         long wallNow = context.currentSystemTimeMs();
         this.clock = new VirtualClock(settings.catchUpMaxMs(), queues.savedVirtualTime(), wallNow);
         if (capacity != null) {
@@ -141,14 +141,17 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
     /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
     private void shape(Record<byte[], byte[]> record, long cost, KeyEntry entry, long now, long wallNow) {
-        boolean totalAllows = total.canPass(now);
+        ShapingRule rule = rules.ruleFor(record.key());
+        // A record may not pass ahead of records of a higher priority that the total rate holds back.
+        boolean totalAllows = total.canPass(now) && !queues.heldBackAbove(rule.priority());
         if (!totalAllows) {
             capacity.heldBack();
         }
-        // Nothing queued and the cap open: no backlog in front of the cap, and nothing to compute per record.
-        long capWait = totalAllows && queues.queuedUnits() == 0 ? 0 : total.backlogNanos(now, queues.queuedUnits());
-        Arrival arrival = LeakyBucket.arrive(entry.state(), rules.ruleFor(record.key()), now, cost, totalAllows,
-                capWait);
+        // Nothing queued and the cap open: no backlog in front of the cap, and nothing to compute per record. A
+        // record waits behind what is queued at its priority or a higher one.
+        long capWait = totalAllows && queues.queuedUnits() == 0 ? 0
+                : total.backlogNanos(now, queues.queuedUnitsUpTo(rule.priority()));
+        Arrival arrival = LeakyBucket.arrive(entry.state(), rule, now, cost, totalAllows, capWait);
         if (arrival instanceof Arrival.Pass pass) {
             total.onPass(now, cost);
             capacity.used(cost);
@@ -165,7 +168,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                         + settings.maxTaskQueue() + " (shaper.shaping.max.task.queue)"));
                 return;
             }
-            TaskQueues.Enqueued queued = queues.enqueue(entry, record.key(), enqueue.dueNanos(), enqueue.state(),
+            TaskQueues.Enqueued queued = queues.enqueue(entry, record.key(), rule, enqueue.dueNanos(), enqueue.state(),
                     record.timestamp(), wallNow, cost, record.headers(), record.value());
             if (queued.stored()) {
                 counts.queued(queued.storedBytes());
@@ -182,10 +185,13 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long before = clock.current();
         long now = clock.advance(wallNow);
         queues.startTick(now);
-        capacity.tick(wallNow);
+        capacity.tick(wallNow, queues.queuedUnits());
         bucketRelease.startTick(now, now - before, wallNow);
         leaving.wallNow = wallNow;
         queues.releaseDue(now, bucketRelease, leaving);
+        if (!queues.totalHeldBack()) {
+            capacity.giveUpUnused(now, Math.min(now - before, 2 * tickNanos), settings.tickMs() / 1000.0);
+        }
         queues.endTick(now);
         counts.tick(wallNow);
         if (!total.isUnlimited()) {
@@ -244,7 +250,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
         void startTick(long nowNanos, long stepNanos, long wallNowMs) {
             now = nowNanos;
-            step = stepNanos;
+            // A tick up to twice as long as set is ordinary jitter; the total rate makes up a longer stall by catching
+            // up a little faster than the clock, not in one step (see TotalRateLimiter).
+            step = Math.min(stepNanos, 2 * tickNanos);
             wallNow = wallNowMs;
             ruleKey = null; // the rules may have changed between ticks; a key array may be reused
         }
@@ -273,9 +281,22 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
 
         @Override
+        public double availableUnits() {
+            return total.availableUnits(now, step);
+        }
+
+        @Override
+        public ShapingRule rule(byte[] key) {
+            return ruleFor(key);
+        }
+
+        @Override
         public boolean takeTotal(long cost) {
             if (total.tryRelease(now, step, cost)) {
                 capacity.used(cost);
+                return true;
+            }
+            if (capacity.takeSpare(cost)) {
                 return true;
             }
             capacity.heldBack();

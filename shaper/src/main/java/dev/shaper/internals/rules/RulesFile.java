@@ -28,6 +28,8 @@ import org.apache.kafka.common.config.ConfigException;
  *     rate: 10                # units per second; any field left out takes the shaper's default
  *     max.queue: 500
  *     max.delay.ms: 30000
+ *     priority: 0             # when the total rate binds, 0 goes first, then 1, ... (default 0)
+ *     weight: 1               # within a priority, keys share the total rate by weight x rate (default 1)
  *     admission.rate: 50      # the admission token bucket of this key (see shaper.admission.*)
  *     admission.burst: 100
  * </pre>
@@ -45,6 +47,8 @@ public final class RulesFile {
             @JsonProperty("rate") Double rate,
             @JsonProperty("max.queue") Integer maxQueue,
             @JsonProperty("max.delay.ms") Long maxDelayMs,
+            @JsonProperty("priority") Integer priority,
+            @JsonProperty("weight") Double weight,
             @JsonProperty("admission.rate") Double admissionRate,
             @JsonProperty("admission.burst") Double admissionBurst) {
     }
@@ -113,7 +117,7 @@ public final class RulesFile {
             }
             throw new RulesFileException(source + ": " + describePath(e) + e.getOriginalMessage()
                     + "; expected a list 'rules' of entries with one of exact, prefix, glob, regex and"
-                    + " optional rate, max.queue, max.delay.ms, admission.rate, admission.burst");
+                    + " optional rate, max.queue, max.delay.ms, priority, weight, admission.rate, admission.burst");
         } catch (JacksonException e) {
             throw new RulesFileException(source + ": not valid YAML or JSON: " + e.getOriginalMessage());
         }
@@ -165,7 +169,16 @@ public final class RulesFile {
             throw new RulesFileException(where + ": max.delay.ms is " + maxDelayMs
                     + "; expected a whole number of milliseconds >= 0");
         }
-        return new KeyRule(matcher, new ShapingRule(rate, maxQueue, maxDelayMs),
+        int priority = spec.priority() != null ? spec.priority() : defaults.priority();
+        if (priority < 0 || priority > ShapingRule.LOWEST_PRIORITY) {
+            throw new RulesFileException(where + ": priority is " + priority + "; expected a whole number from 0"
+                    + " (the highest) to " + ShapingRule.LOWEST_PRIORITY);
+        }
+        double weight = spec.weight() != null ? spec.weight() : defaults.weight();
+        if (!(weight > 0) || Double.isInfinite(weight)) {
+            throw new RulesFileException(where + ": weight is " + weight + "; expected a number > 0");
+        }
+        return new KeyRule(matcher, new ShapingRule(rate, maxQueue, maxDelayMs, priority, weight),
                 toAdmission(where, spec, defaultAdmission));
     }
 

@@ -6,11 +6,22 @@ package dev.shaper.internals.shaping;
  * @param ratePerSecond units released per second (a record counts as its cost in units); may be fractional
  * @param maxQueue      the most records of one key that may wait at once
  * @param maxDelayMs    the longest a record may be scheduled to wait before its release
+ * @param priority      when the total rate binds, keys of a lower number go first (0, the highest, to
+ *                      {@link #LOWEST_PRIORITY})
+ * @param weight        within a priority, waiting keys share the total rate in proportion to weight x rate (> 0)
  */
-public record ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs) {
+public record ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs, int priority, double weight) {
 
     /** One unit of cost never spaces records closer than this, so dues of one key stay strictly increasing. */
     static final long MIN_INTERVAL_NANOS = 1;
+
+    /** The lowest priority a rule may have (the highest number). */
+    public static final int LOWEST_PRIORITY = 99;
+
+    /** A rule of the highest priority and weight 1, as every rule was before priorities. */
+    public ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs) {
+        this(ratePerSecond, maxQueue, maxDelayMs, 0, 1.0);
+    }
 
     public ShapingRule {
         if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) {
@@ -22,6 +33,17 @@ public record ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs) {
         if (maxDelayMs < 0) {
             throw new IllegalArgumentException("maxDelayMs must be >= 0, got " + maxDelayMs);
         }
+        if (priority < 0 || priority > LOWEST_PRIORITY) {
+            throw new IllegalArgumentException("priority must be 0.." + LOWEST_PRIORITY + ", got " + priority);
+        }
+        if (!(weight > 0) || Double.isInfinite(weight)) {
+            throw new IllegalArgumentException("weight must be a finite number > 0, got " + weight);
+        }
+    }
+
+    /** The same rule with another priority and weight. */
+    public ShapingRule withShare(int newPriority, double newWeight) {
+        return new ShapingRule(ratePerSecond, maxQueue, maxDelayMs, newPriority, newWeight);
     }
 
     /**

@@ -18,6 +18,13 @@ public final class TotalRateLimiter {
     /** One unit's interval at {@link #ratePerSecond}: most records cost one unit, and the rate changes per tick. */
     private long unitIntervalNanos;
     private long tatNanos = Long.MIN_VALUE;
+    /** The smoothing schedule: releases at most {@link #CATCH_UP_SPEED} times the rate beyond one step's worth. */
+    private long smoothTatNanos = Long.MIN_VALUE;
+
+    /** How much faster than the clock a cap that fell behind makes up the time: a 1-s window holds 2 % more at most. */
+    static final double CATCH_UP_SPEED = 1.02;
+    /** How much time a cap that fell behind still owes at most: what it owed beyond is lost. */
+    static final long MAX_OWED_NANOS = 1_000_000_000L;
 
     /** @param ratePerSecond units per second for this task; 0 or less means no cap */
     public TotalRateLimiter(double ratePerSecond) {
@@ -59,23 +66,71 @@ public final class TotalRateLimiter {
     /** Spends {@code cost} units for a record that passed at once. */
     public void onPass(long nowNanos, long cost) {
         if (!unlimited && ratePerSecond > 0) {
-            tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos), spend(cost));
+            long interval = spend(cost);
+            tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos), interval);
+            smoothTatNanos = LeakyBucket.saturatedAdd(Math.max(smoothTatNanos, nowNanos),
+                    (long) (interval / CATCH_UP_SPEED));
         }
     }
 
     /**
-     * Spends {@code cost} units for a queued record if the cap allows it now. A drain that covers
-     * {@code stepNanos} of virtual time may use that whole step's worth, no more.
+     * Spends {@code cost} units for a queued record if the cap allows it now. Two schedules must both allow it:
+     * the rate's, which remembers up to {@link #MAX_OWED_NANOS} that a stall kept from being used, so that the time
+     * is made up and the rate is exact; and a smoothing one at {@link #CATCH_UP_SPEED} times the rate, which lets a
+     * scan covering {@code stepNanos} (the caller passes at most two ticks) use that step's worth and makes up what is
+     * owed only a little faster than the clock, never in one burst.
      */
     public boolean tryRelease(long nowNanos, long stepNanos, long cost) {
         if (unlimited) {
             return true;
         }
-        if (!(ratePerSecond > 0) || tatNanos > nowNanos) {
+        if (!(ratePerSecond > 0)) {
             return false;
         }
-        tatNanos = LeakyBucket.saturatedAdd(Math.max(tatNanos, nowNanos - stepNanos), spend(cost));
+        long due = Math.max(tatNanos, tatNanos == Long.MIN_VALUE ? nowNanos - stepNanos : nowNanos - MAX_OWED_NANOS);
+        long smooth = Math.max(smoothTatNanos, nowNanos - stepNanos);
+        if (due > nowNanos || smooth > nowNanos) {
+            return false;
+        }
+        long interval = spend(cost);
+        tatNanos = LeakyBucket.saturatedAdd(due, interval);
+        smoothTatNanos = LeakyBucket.saturatedAdd(smooth, (long) (interval / CATCH_UP_SPEED));
         return true;
+    }
+
+    /**
+     * About how many units {@link #tryRelease} would let leave now, with a scan covering {@code stepNanos}: at least
+     * 1 while the cap is open, 0 once it is spent; infinite without a cap. For sharing a scan's part among bands.
+     */
+    public double availableUnits(long nowNanos, long stepNanos) {
+        if (unlimited) {
+            return Double.POSITIVE_INFINITY;
+        }
+        if (!(ratePerSecond > 0)) {
+            return 0;
+        }
+        long due = Math.max(tatNanos, tatNanos == Long.MIN_VALUE ? nowNanos - stepNanos : nowNanos - MAX_OWED_NANOS);
+        long smooth = Math.max(smoothTatNanos, nowNanos - stepNanos);
+        if (due > nowNanos || smooth > nowNanos) {
+            return 0;
+        }
+        double byRate = (nowNanos - due) * ratePerSecond / 1e9;
+        double bySmoothing = (nowNanos - smooth) * ratePerSecond * CATCH_UP_SPEED / 1e9;
+        return Math.min(byRate, bySmoothing) + 1;
+    }
+
+    /**
+     * Gives up what the cap would still let leave now (see {@link #availableUnits}, less the one unit of slack) and
+     * returns it, in units: the task had nothing more to release, and another task may use it instead.
+     */
+    public double forfeit(long nowNanos, long stepNanos) {
+        if (unlimited || !(ratePerSecond > 0) || tatNanos >= nowNanos) {
+            return 0;
+        }
+        double unused = availableUnits(nowNanos, stepNanos) - 1;
+        tatNanos = nowNanos;
+        smoothTatNanos = Math.max(smoothTatNanos, nowNanos);
+        return Math.max(0, unused);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.shaper.internals.store;
 
 import dev.shaper.internals.shaping.KeyState;
+import java.util.function.BiConsumer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -17,9 +18,10 @@ final class KeyStateScan {
 
     /**
      * What the stored states say is queued, so that a task's queue gauges include what it restored. Only keys with
-     * something queued or a recent past are stored, not every key seen.
+     * something queued or a recent past are stored, not every key seen. {@code waiting} sees each key with queued
+     * records, and its state.
      */
-    static QueuedTotals queuedTotals(KeyValueStore<Bytes, byte[]> inner) {
+    static QueuedTotals queuedTotals(KeyValueStore<Bytes, byte[]> inner, BiConsumer<byte[], KeyState> waiting) {
         long records = 0;
         long units = 0;
         long bytes = 0;
@@ -31,6 +33,9 @@ final class KeyStateScan {
                     records += state.queuedRecords();
                     units += state.queuedUnits();
                     bytes += state.queuedBytes();
+                    if (state.queuedRecords() > 0) {
+                        waiting.accept(KeyStateKeys.recordKey(entry.key).get(), state);
+                    }
                 }
             }
         }

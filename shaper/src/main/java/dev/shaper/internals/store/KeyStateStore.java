@@ -4,6 +4,7 @@ import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -94,10 +95,10 @@ public final class KeyStateStore extends WriteBehindStore {
 
     /**
      * What the stored states say is queued: a full scan, made once when a task starts so that the queue gauges
-     * include what it restored.
+     * include what it restored; {@code waiting} sees each key with queued records, and its state.
      */
-    public QueuedTotals queuedTotals() {
-        return KeyStateScan.queuedTotals(inner);
+    public QueuedTotals queuedTotals(BiConsumer<byte[], KeyState> waiting) {
+        return KeyStateScan.queuedTotals(inner, waiting);
     }
 
     /** How many keys have a slot in memory, changed since the last commit or not. */

@@ -102,6 +102,10 @@ public final class ScheduleStore extends WriteBehindStore {
     private final int maxBuffered;
     private final long maxSpanNanos;
     private final long maxStoredBytes;
+    /** The part of the RocksDB store this band's records live in. */
+    private final SegmentTable table;
+    /** The other bands of the task's schedule, under this one, the default band, which the task registers. */
+    private final Map<ScheduleBand, ScheduleStore> bands = new HashMap<>();
     /** The runs that still hold records, by position. */
     private final TreeMap<Bytes, BufferedRun> runs = new TreeMap<>(ORDER);
     /** Per record key, the run its next record joins while it takes more ({@link BufferedRun#accepts}). */
@@ -126,6 +130,11 @@ public final class ScheduleStore extends WriteBehindStore {
      */
     public ScheduleStore(KeyValueStore<Bytes, byte[]> inner, int maxBuffered, long maxSpanNanos,
                          long maxStoredBytes) {
+        this(inner, ScheduleBand.DEFAULT, maxBuffered, maxSpanNanos, maxStoredBytes);
+    }
+
+    private ScheduleStore(KeyValueStore<Bytes, byte[]> inner, ScheduleBand band, int maxBuffered, long maxSpanNanos,
+                          long maxStoredBytes) {
         super(inner);
         if (maxSpanNanos < 1) {
             throw new IllegalArgumentException("maxSpanNanos must be >= 1, got " + maxSpanNanos);
@@ -133,6 +142,38 @@ public final class ScheduleStore extends WriteBehindStore {
         this.maxBuffered = maxBuffered;
         this.maxSpanNanos = maxSpanNanos;
         this.maxStoredBytes = maxStoredBytes;
+        this.table = SegmentTable.of(inner, band);
+    }
+
+    /**
+     * The schedule of {@code band}: this store for the default band, otherwise a store of the same kind over the
+     * band's part of the same RocksDB store, written and discarded with this one.
+     */
+    public ScheduleStore band(ScheduleBand band) {
+        if (band.isDefault()) {
+            return this;
+        }
+        return bands.computeIfAbsent(band, b -> new ScheduleStore(inner, b, maxBuffered, maxSpanNanos,
+                maxStoredBytes));
+    }
+
+    /** The bands other than the default that hold stored records: one short seek per band. */
+    public List<ScheduleBand> storedBands() {
+        List<ScheduleBand> found = new ArrayList<>();
+        Bytes from = Bytes.wrap(new byte[] {1});
+        Bytes end = Bytes.wrap(new byte[] {ScheduleBand.DEFAULT_BAND_FIRST_BYTE});
+        while (from.compareTo(end) < 0) {
+            Bytes first;
+            try (KeyValueIterator<Bytes, byte[]> it = inner.range(from, end)) {
+                first = it.hasNext() ? it.peekNextKey() : null;
+            }
+            if (first == null || first.compareTo(end) >= 0) {
+                break;
+            }
+            found.add(ScheduleBand.ofPrefixed(first));
+            from = ScheduleBand.afterPrefix(first);
+        }
+        return found;
     }
 
     /** Whether a record of {@code recordKey} with this encoding can be stored, in a segment of its own. */
@@ -147,13 +188,17 @@ public final class ScheduleStore extends WriteBehindStore {
     }
 
     /**
-     * Queues a record of {@code recordKey}, due later than every record of that key queued before it; it must
-     * {@link #fitsAlone fit alone}.
+     * Queues a record of {@code recordKey}, due later than every record of that key queued before it and not before
+     * the epoch (0); it must {@link #fitsAlone fit alone}.
      *
      * @return true if the buffer overflowed and everything pending was written to the inner store now, ahead of
      *         the commit; the caller should then write the states these records depend on too
      */
     public boolean put(byte[] recordKey, long dueNanos, byte[] queuedRecord) {
+        if (dueNanos < 0) {
+            // The default band's keys start at 0x80 because dues count from the epoch; see ScheduleBand.
+            throw new IllegalArgumentException("a due before the epoch: " + dueNanos);
+        }
         Bytes key = Bytes.wrap(recordKey);
         BufferedRun run = tails.get(key);
         if (run == null || !run.accepts(dueNanos, queuedRecord.length, maxSpanNanos,
@@ -218,7 +263,7 @@ public final class ScheduleStore extends WriteBehindStore {
      */
     public Bytes scan(Bytes from, Bytes to, Predicate<Entry> visitor) {
         Iterator<BufferedRun> mem = runs.subMap(from, true, to, true).values().iterator();
-        try (KeyValueIterator<Bytes, byte[]> disk = inner.range(from, to)) {
+        try (KeyValueIterator<Bytes, byte[]> disk = table.range(from, to)) {
             BufferedRun m = mem.hasNext() ? mem.next() : null;
             KeyValue<Bytes, byte[]> d = nextStored(disk);
             while (m != null || d != null) {
@@ -295,8 +340,11 @@ public final class ScheduleStore extends WriteBehindStore {
      */
     @Override
     protected void writeBuffer() {
+        for (ScheduleStore band : bands.values()) {
+            band.writeBuffer();
+        }
         if (runs.isEmpty() && removed.isEmpty() && cursors.isEmpty()) {
-            discardBuffer(); // the runs' tails may still be known
+            discardOwnBuffer(); // the runs' tails may still be known
             return;
         }
         List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(removed.size() + 2 * cursors.size() + runs.size());
@@ -306,7 +354,7 @@ public final class ScheduleStore extends WriteBehindStore {
         for (Map.Entry<Bytes, Integer> cursor : cursors.entrySet()) {
             if (cursor.getValue() > ScheduleSegment.FIRST) {
                 Bytes segmentKey = cursor.getKey();
-                byte[] segment = inner.get(segmentKey);
+                byte[] segment = table.get(segmentKey);
                 int position = cursor.getValue();
                 Bytes restKey = ScheduleKeys.of(ScheduleSegment.dueAt(segment, position),
                         ScheduleKeys.recordKey(segmentKey));
@@ -319,12 +367,19 @@ public final class ScheduleStore extends WriteBehindStore {
                     : ScheduleKeys.of(run.dueAt(run.head()), run.recordKey());
             batch.add(KeyValue.pair(firstRemaining, run.encode()));
         }
-        inner.putAll(batch);
-        discardBuffer(); // the next scan opens what it needs again; its start lies before all of it
+        table.putAll(batch);
+        discardOwnBuffer(); // the next scan opens what it needs again; its start lies before all of it
     }
 
     @Override
     protected void discardBuffer() {
+        for (ScheduleStore band : bands.values()) {
+            band.discardBuffer();
+        }
+        discardOwnBuffer();
+    }
+
+    private void discardOwnBuffer() {
         runs.clear();
         tails.clear();
         buffered = 0;

@@ -2,10 +2,13 @@ package dev.shaper.internals.store;
 
 import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
+import dev.shaper.internals.shaping.ShapingRule;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.utils.Bytes;
 
@@ -14,6 +17,12 @@ import org.apache.kafka.common.utils.Bytes;
  * key-state store and schedule store. The rules about what goes where, in which order, live here and only here:
  * the encoding of a queued record, the bytes a key has queued, the key states that must reach RocksDB when queued
  * records do, and where the next release scan starts.
+ *
+ * <p>A key's records wait in the {@link ScheduleBand} of its rule's priority and weight. A release scan goes
+ * through the bands in priority order, so when the total rate binds a band gets only what the bands of a higher
+ * priority leave. Bands of one priority share what is left by weight x the rates of their waiting keys (a deficit
+ * round robin across ticks: a band's unused part carries over while it has records due); within a band, waiting
+ * keys share in due order, that is in proportion to their rates.
  */
 public final class TaskQueues {
 
@@ -33,6 +42,45 @@ public final class TaskQueues {
 
         /** Whether {@code cost} more units may leave now across the task; false ends the scan. */
         boolean takeTotal(long cost);
+
+        /** How many units the task's total rate lets leave in this scan, at most; infinite without a total. */
+        double availableUnits();
+
+        /** The rule of {@code key}: its rate, priority and weight. */
+        ShapingRule rule(byte[] key);
+    }
+
+    /** Why a band's part of a release scan ended. */
+    private enum ScanEnd {
+        /** Nothing more of the band is due. */
+        EXHAUSTED,
+        /** The band used what its weight gave it this round. */
+        BAND_PART,
+        /** The task's total rate refused. */
+        TOTAL
+    }
+
+    /** One band's queue: its schedule, where its next scan starts, what waits in it. */
+    private static final class BandQueue {
+        final ScheduleBand band;
+        final ScheduleStore schedule;
+        /** No queued record of the band has a due before this: a scan starts here instead of wading through tombstones. */
+        Bytes scanFloor = ScheduleKeys.lowerBound(Long.MIN_VALUE);
+        long queuedRecords;
+        long queuedUnits;
+        /** The rates of the band's keys that have records queued, together: its claim on the total rate. */
+        double waitingRate;
+        /** Units the band may still take before the other bands of its priority have had their parts. */
+        double deficit;
+
+        BandQueue(ScheduleBand band, ScheduleStore schedule) {
+            this.band = band;
+            this.schedule = schedule;
+        }
+
+        double claim() {
+            return queuedRecords > 0 ? band.weight() * Math.max(waitingRate, Double.MIN_NORMAL) : 0;
+        }
     }
 
     /** Receives what a release scan took out of the queues, in due order, after the scan. */
@@ -56,8 +104,10 @@ public final class TaskQueues {
 
     private final ScheduleStore schedule;
     private final KeyStateStore keyStates;
-    /** No queued record has a due before this: a scan starts here instead of wading through tombstones. */
-    private Bytes scanFloor = ScheduleKeys.lowerBound(Long.MIN_VALUE);
+    /** The bands in release order: higher priority first, then heavier weight. */
+    private final TreeMap<ScheduleBand, BandQueue> bands = new TreeMap<>(ScheduleBand.RELEASE_ORDER);
+    /** The highest priority (lowest number) the total rate held back in the last release scan; none: MAX_VALUE. */
+    private int heldBackPriority = Integer.MAX_VALUE;
     /** The keys one release scan holds back; a field so that a tick costs no new hash table. */
     private final Set<Bytes> heldBack = new HashSet<>();
     private final List<ScheduleStore.Entry> released = new ArrayList<>();
@@ -67,17 +117,43 @@ public final class TaskQueues {
     private long queuedRecords;
     private long queuedUnits;
     private final QueuedTotals restored;
-    /** The scan in progress: its policy, and the position of the first record it held back. */
+    /** The scan in progress: its policy, band, what the band may still take, and the first record held back. */
     private ReleasePolicy scanPolicy;
+    private BandQueue scanBand;
+    private double scanAllowance;
+    private boolean stoppedByBandPart;
     private Bytes firstHeldBack;
 
-    /** Opens the queues of a task over its stores, counting what they hold (a full scan of the key states). */
-    public TaskQueues(ScheduleStore schedule, KeyStateStore keyStates) {
+    /**
+     * Opens the queues of a task over its stores, counting what they hold (a full scan of the key states).
+     *
+     * @param rules the rule of each key, which names its band
+     */
+    public TaskQueues(ScheduleStore schedule, KeyStateStore keyStates, Function<byte[], ShapingRule> rules) {
         this.schedule = schedule;
         this.keyStates = keyStates;
-        this.restored = keyStates.queuedTotals();
+        bandQueue(ScheduleBand.DEFAULT);
+        for (ScheduleBand band : schedule.storedBands()) {
+            bandQueue(band);
+        }
+        this.restored = keyStates.queuedTotals((key, state) -> {
+            ShapingRule rule = rules.apply(key);
+            BandQueue queue = bandQueue(bandOf(rule));
+            queue.queuedRecords += state.queuedRecords();
+            queue.queuedUnits += state.queuedUnits();
+            queue.waitingRate += rule.ratePerSecond();
+        });
         this.queuedRecords = restored.records();
         this.queuedUnits = restored.units();
+    }
+
+    private static ScheduleBand bandOf(ShapingRule rule) {
+        return rule.priority() == 0 && rule.weight() == 1.0 ? ScheduleBand.DEFAULT
+                : new ScheduleBand(rule.priority(), rule.weight());
+    }
+
+    private BandQueue bandQueue(ScheduleBand band) {
+        return bands.computeIfAbsent(band, b -> new BandQueue(b, schedule.band(b)));
     }
 
     /** The virtual time the task saved last, or null if it never ran. */
@@ -100,6 +176,31 @@ public final class TaskQueues {
         return queuedUnits;
     }
 
+    /** Units queued in the task now by keys of {@code priority} or a higher one (a lower number). */
+    public long queuedUnitsUpTo(int priority) {
+        long units = 0;
+        for (BandQueue queue : bands.values()) {
+            if (queue.band.priority() > priority) {
+                break;
+            }
+            units += queue.queuedUnits;
+        }
+        return units;
+    }
+
+    /** Whether the total rate held back any record in the last release scan. */
+    public boolean totalHeldBack() {
+        return heldBackPriority != Integer.MAX_VALUE;
+    }
+
+    /**
+     * Whether the total rate held back, in the last release scan, records of a priority higher than
+     * {@code priority}: then a record of {@code priority} must not pass ahead of them.
+     */
+    public boolean heldBackAbove(int priority) {
+        return heldBackPriority < priority;
+    }
+
     /** Tells the queues the task's virtual time, which decides which key states are idle. */
     public void setNow(long virtualNanos) {
         keyStates.setVirtualNow(virtualNanos);
@@ -120,17 +221,23 @@ public final class TaskQueues {
      * (plus the record's bytes). A record too large for the schedule store's changelog does not join the queue and
      * leaves the key's state as it was.
      */
-    public Enqueued enqueue(KeyEntry entry, byte[] key, long dueNanos, KeyState newState, long timestamp,
-                            long enqueuedWallMs, long cost, Headers headers, byte[] value) {
+    public Enqueued enqueue(KeyEntry entry, byte[] key, ShapingRule rule, long dueNanos, KeyState newState,
+                            long timestamp, long enqueuedWallMs, long cost, Headers headers, byte[] value) {
         byte[] stored = new QueuedRecord(timestamp, enqueuedWallMs, cost, headers, value).encode();
         if (!schedule.fitsAlone(key, stored)) {
             return new Enqueued(false, key.length + stored.length);
         }
         long storedBytes = QueuedRecord.storedSize(key, stored);
+        BandQueue band = bandQueue(bandOf(rule));
+        if (entry.state().queuedRecords() == 0) {
+            band.waitingRate += rule.ratePerSecond();
+        }
+        band.queuedRecords++;
+        band.queuedUnits += cost;
         entry.update(newState.plusQueuedBytes(storedBytes));
         queuedRecords++;
         queuedUnits += cost;
-        if (schedule.put(key, dueNanos, stored)) {
+        if (band.schedule.put(key, dueNanos, stored)) {
             // Queued records reached RocksDB ahead of the commit: their keys' states and the virtual time their dues
             // count in go with them (under at-least-once a crash before the commit would restore records without).
             keyStates.flushCache();
@@ -139,24 +246,94 @@ public final class TaskQueues {
     }
 
     /**
-     * Lets go, in due order, the queued records due by virtual time {@code nowNanos} that {@code policy} releases,
-     * and hands them to {@code sink} once the scan is over. A key held back keeps its due records for a later scan,
-     * which goes on with the other keys; the total cap ends the scan.
+     * Lets go, band by band in release order and in due order within a band, the queued records due by virtual time
+     * {@code nowNanos} that {@code policy} releases, and hands them to {@code sink} after each band's scan. A key held
+     * back keeps its due records for a later scan, which goes on with the other keys; the total cap ends a band's
+     * scan, and the later bands then only give up their expired records.
      */
     public void releaseDue(long nowNanos, ReleasePolicy policy, ReleasedRecords sink) {
+        heldBackPriority = Integer.MAX_VALUE;
+        List<BandQueue> samePriority = new ArrayList<>(2);
+        for (BandQueue queue : bands.values()) {
+            if (!samePriority.isEmpty() && samePriority.get(0).band.priority() != queue.band.priority()) {
+                releasePriority(samePriority, nowNanos, policy, sink);
+                samePriority.clear();
+            }
+            samePriority.add(queue);
+        }
+        releasePriority(samePriority, nowNanos, policy, sink);
+    }
+
+    /** The bands of one priority: one after the other, or, with several and a total rate, each by its weight. */
+    private void releasePriority(List<BandQueue> queues, long nowNanos, ReleasePolicy policy,
+                                 ReleasedRecords sink) {
+        double available = queues.size() == 1 ? Double.POSITIVE_INFINITY : policy.availableUnits();
+        if (Double.isInfinite(available)) {
+            for (BandQueue queue : queues) {
+                scanBand(queue, Double.POSITIVE_INFINITY, nowNanos, policy, sink);
+            }
+            return;
+        }
+        // Rounds of a deficit round robin: each band with records due gets its part of what the total lets leave,
+        // by weight x its waiting keys' rates; what a band leaves unused goes to the others in the next round.
+        List<BandQueue> wanting = new ArrayList<>(queues);
+        for (int round = 0; round <= queues.size() && !wanting.isEmpty(); round++) {
+            double claims = 0;
+            for (BandQueue queue : wanting) {
+                claims += queue.claim();
+            }
+            List<BandQueue> stillWanting = new ArrayList<>(wanting.size());
+            boolean totalRefused = false;
+            for (BandQueue queue : wanting) {
+                if (claims > 0) {
+                    queue.deficit += available * queue.claim() / claims;
+                }
+                if (totalRefused) {
+                    scanBand(queue, 0, nowNanos, policy, sink); // only its expired records leave; its part stays
+                    continue;
+                }
+                ScanEnd end = scanBand(queue, queue.deficit, nowNanos, policy, sink);
+                if (end == ScanEnd.BAND_PART) {
+                    queue.deficit = scanAllowance;
+                    stillWanting.add(queue);
+                } else {
+                    queue.deficit = 0; // nothing more due, or the total ran out: no part carried over
+                    totalRefused = end == ScanEnd.TOTAL;
+                }
+            }
+            if (totalRefused) {
+                return;
+            }
+            wanting = stillWanting;
+            available = policy.availableUnits();
+            if (!(available >= 1)) {
+                return;
+            }
+        }
+    }
+
+    /** One band's part of a release scan, taking at most {@code allowance} units. */
+    private ScanEnd scanBand(BandQueue queue, double allowance, long nowNanos, ReleasePolicy policy,
+                             ReleasedRecords sink) {
         released.clear();
         expired.clear();
         heldBack.clear();
         firstHeldBack = null;
         scanPolicy = policy;
-        Bytes stoppedAt = schedule.scan(scanFloor, ScheduleKeys.lowerBound(nowNanos + 1), this::visit);
+        scanBand = queue;
+        scanAllowance = allowance;
+        stoppedByBandPart = false;
+        Bytes stoppedAt = queue.schedule.scan(queue.scanFloor, ScheduleKeys.lowerBound(nowNanos + 1), this::visit);
         scanPolicy = null;
+        scanBand = null;
         for (int i = 0; i < released.size(); i++) {
             ScheduleStore.Entry entry = released.get(i);
-            schedule.release(entry);
+            queue.schedule.release(entry);
             QueuedRecord record = QueuedRecord.decode(entry.value());
             queuedRecords--;
             queuedUnits -= record.cost();
+            queue.queuedRecords--;
+            queue.queuedUnits -= record.cost();
             long storedBytes = QueuedRecord.storedSize(entry.recordKey(), entry.value());
             if (expired.get(i)) {
                 sink.expired(entry.recordKey(), record, storedBytes);
@@ -164,9 +341,20 @@ public final class TaskQueues {
                 sink.released(entry.recordKey(), record, storedBytes);
             }
         }
+        if (queue.queuedRecords <= 0) {
+            queue.waitingRate = 0; // no drift: nothing waits in the band
+        }
         released.clear();
         expired.clear();
-        scanFloor = nextScanFloor(nowNanos, stoppedAt, firstHeldBack, schedule.firstOpenPosition());
+        queue.scanFloor = nextScanFloor(nowNanos, stoppedAt, firstHeldBack, queue.schedule.firstOpenPosition());
+        if (stoppedAt == null) {
+            return ScanEnd.EXHAUSTED;
+        }
+        if (stoppedByBandPart) {
+            return ScanEnd.BAND_PART;
+        }
+        heldBackPriority = Math.min(heldBackPriority, queue.band.priority());
+        return ScanEnd.TOTAL;
     }
 
     /** One due record of a release scan: false ends the scan. */
@@ -180,8 +368,11 @@ public final class TaskQueues {
         KeyEntry slot = keyStates.entry(key);
         if (scanPolicy.expired(key, QueuedRecord.enqueuedWallMsOf(entry.value()))) {
             // Out of the queue without a release: the key's release schedule stays, and the cap is not spent.
-            slot.update(LeakyBucket.expire(slot.state(), cost)
-                    .plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
+            KeyState left = LeakyBucket.expire(slot.state(), cost);
+            slot.update(left.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
+            if (left.queuedRecords() == 0) {
+                scanBand.waitingRate = Math.max(0, scanBand.waitingRate - scanPolicy.rule(key).ratePerSecond());
+            }
             released.add(entry);
             expired.add(Boolean.TRUE);
             return true;
@@ -194,11 +385,19 @@ public final class TaskQueues {
             }
             return true;
         }
+        if (cost > scanAllowance) {
+            stoppedByBandPart = true;
+            return false;
+        }
         if (!scanPolicy.takeTotal(cost)) {
             return false;
         }
+        scanAllowance -= cost;
         // The key's state moves now, so that its next due record in this scan sees it.
         slot.update(after.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
+        if (after.queuedRecords() == 0) {
+            scanBand.waitingRate = Math.max(0, scanBand.waitingRate - scanPolicy.rule(key).ratePerSecond());
+        }
         released.add(entry);
         expired.add(Boolean.FALSE);
         return true;

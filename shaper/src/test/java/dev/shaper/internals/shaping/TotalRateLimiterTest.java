@@ -50,4 +50,41 @@ class TotalRateLimiterTest {
         assertThat(total.backlogNanos(1_000 * MS, 5)).isEqualTo(80 * MS);
         assertThat(total.backlogNanos(1_040 * MS, 0)).isZero();
     }
+
+    @Test
+    void shouldMakeUpAStallAFewPercentFasterThanTheClockInsteadOfInOneBurst() {
+        // Given: 1,000/s (1 ms a unit), drained every 20 ms for a second
+        TotalRateLimiter total = new TotalRateLimiter(1_000);
+        long now = 1_000 * MS;
+        int released = drain(total, now, 20 * MS);
+        for (int tick = 0; tick < 50; tick++) {
+            now += 20 * MS;
+            released += drain(total, now, 20 * MS);
+        }
+        assertThat(released).isBetween(1_020, 1_022); // the first step, then 1 s
+
+        // When: the next drain comes 200 ms late (a stall), then every 20 ms again
+        now += 200 * MS;
+        int afterStall = drain(total, now, 20 * MS);
+
+        // Then: the late drain releases a step and 2 %, not the 200 ms it missed
+        assertThat(afterStall).isBetween(20, 22);
+        // And: the missed time is made up within 10 s at 2 % above the rate, so nothing is lost
+        int made = afterStall;
+        for (int tick = 0; tick < 500; tick++) {
+            now += 20 * MS;
+            int drained = drain(total, now, 20 * MS);
+            assertThat(drained).isLessThanOrEqualTo(21);
+            made += drained;
+        }
+        assertThat(made).isBetween(10_198, 10_202); // the 10,200 ms since the last drain before the stall, at 1/ms
+    }
+
+    private static int drain(TotalRateLimiter total, long now, long step) {
+        int released = 0;
+        while (total.tryRelease(now, step, 1)) {
+            released++;
+        }
+        return released;
+    }
 }

@@ -262,7 +262,8 @@ class ScheduleStoreTest {
 
     @Test
     void shouldKeepRecordsDueAtTheEndsOfTime() {
-        put(Long.MIN_VALUE, "a", "first");
+        // Dues are virtual times since the epoch: 0 is the first a schedule takes
+        put(0, "a", "first");
         put(Long.MAX_VALUE, "a", "last");
         assertThat(scanAll()).containsExactly("first", "last");
         store.flushCache();
@@ -270,6 +271,7 @@ class ScheduleStoreTest {
         assertThat(releaseUpTo(0)).containsExactly("first");
         store.flushCache();
         assertThat(storedKeys()).containsExactly(key(Long.MAX_VALUE, "a"));
+        assertThatThrownBy(() -> put(-1, "b", "before the epoch")).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -305,9 +307,9 @@ class ScheduleStoreTest {
         store.flushCache();
         put(25, "b", "b25");
         put(40, "a", "a40");
-        put(-5, "z", "z-5");
+        put(5, "z", "z5");
         // A stored segment shows its records together, at the place of its first one.
-        assertThat(scanAll()).containsExactly("z-5", "a10", "a30", "b20", "b25", "a40");
+        assertThat(scanAll()).containsExactly("z5", "a10", "a30", "b20", "b25", "a40");
     }
 
     @Test
@@ -405,5 +407,32 @@ class ScheduleStoreTest {
         Bytes k = key(123_456_789L, "key-ü");
         assertThat(ScheduleKeys.due(k)).isEqualTo(123_456_789L);
         assertThat(new String(ScheduleKeys.recordKey(k), StandardCharsets.UTF_8)).isEqualTo("key-ü");
+    }
+    @Test
+    void shouldKeepEachBandsRecordsApartInOneStoreAndFindTheBandsAgainWhenReopened() {
+        // Given: a record in the default band and one in each of two other bands, written out at a commit
+        ScheduleBand backfill = new ScheduleBand(1, 1.0);
+        ScheduleBand heavy = new ScheduleBand(0, 3.0);
+        put(10, "a", "default");
+        store.band(backfill).put(k("b"), 5, v("backfill"));
+        store.band(heavy).put(k("c"), 7, v("heavy"));
+        store.flushCache();
+
+        // Then: each band shows only its own records, under keys without a prefix
+        assertThat(scanAll()).containsExactly("default");
+        List<ScheduleStore.Entry> backfilled = new ArrayList<>();
+        store.band(backfill).scan(ALL_FROM, ALL_TO, backfilled::add);
+        assertThat(values(backfilled)).containsExactly("backfill");
+        assertThat(backfilled.get(0).scheduleKey()).isEqualTo(key(5, "b"));
+
+        // And: a store opened again over the same records finds both bands, and releases from one band stay in it
+        ScheduleStore reopened = new ScheduleStore(inner, 100, Long.MAX_VALUE, MAX_STORED);
+        assertThat(reopened.storedBands()).containsExactlyInAnyOrder(backfill, heavy);
+        List<ScheduleStore.Entry> heavyEntries = new ArrayList<>();
+        reopened.band(heavy).scan(ALL_FROM, ALL_TO, heavyEntries::add);
+        reopened.band(heavy).release(heavyEntries.get(0));
+        reopened.flushCache();
+        assertThat(reopened.storedBands()).containsExactly(backfill);
+        assertThat(inner.approximateNumEntries()).isEqualTo(2);
     }
 }
