@@ -2,6 +2,9 @@ package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
+import dev.shaper.internals.capacity.adaptive.CapacityBounds;
+import dev.shaper.internals.capacity.adaptive.ControllerKind;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.store.BoundedRocksDbMemory;
 import java.time.Duration;
@@ -112,6 +115,71 @@ public final class ShaperConfig extends AbstractConfig {
             + " every quarter of it; a dead instance's part returns to the others within one lease; an instance"
             + " that cannot renew falls back to its static shares two leases after its last renewal, and holds no"
             + " more than its last part until then.";
+
+    /** Topic the database writers report their health to. */
+    public static final String CAPACITY_FEEDBACK_TOPIC_CONFIG = "shaper.capacity.feedback.topic";
+    public static final String CAPACITY_FEEDBACK_TOPIC_DOC = "Topic the database writers behind the output topic"
+            + " report their health to: one record per writer per interval, keyed by the writer's id, valued as JSON"
+            + " {\"atMs\", \"windowMs\", \"writes\", \"errors\", \"latencyP99Ms\"} (the shaper-feedback module"
+            + " publishes them for a Java writer). Every instance reads all of it, outside any consumer group; it must"
+            + " exist at start, and one partition is enough. Empty: no feedback.";
+
+    /** Whether the capacity follows the writers' feedback. */
+    public static final String CAPACITY_ADAPTIVE_CONFIG = "shaper.capacity.adaptive";
+    public static final String CAPACITY_ADAPTIVE_DOC = "true: the capacity (the total rate) follows the writers'"
+            + " feedback between shaper.capacity.min.rate and shaper.shaping.total.rate, one decision every"
+            + " shaper.capacity.adjust.ms: it falls while their p99 latency is above shaper.capacity.target.latency.ms"
+            + " or their error ratio above shaper.capacity.max.error.ratio, and rises back while both are within"
+            + " bounds. Needs shaper.shaping.total.rate and shaper.capacity.feedback.topic. false: the capacity is"
+            + " shaper.shaping.total.rate.";
+
+    /** The lowest capacity of the closed loop. */
+    public static final String CAPACITY_MIN_RATE_CONFIG = "shaper.capacity.min.rate";
+    public static final String CAPACITY_MIN_RATE_DOC = "With shaper.capacity.adaptive: the lowest the capacity falls"
+            + " to, in units per second, however the database does, and where a warm-up starts. 0: a tenth of"
+            + " shaper.shaping.total.rate. At most shaper.shaping.total.rate.";
+
+    /** The writers' p99 latency above which the capacity falls. */
+    public static final String CAPACITY_TARGET_LATENCY_MS_CONFIG = "shaper.capacity.target.latency.ms";
+    public static final String CAPACITY_TARGET_LATENCY_MS_DOC = "With shaper.capacity.adaptive: the writers' p99"
+            + " write latency, in milliseconds, above which the capacity falls (the largest of the writers' p99s,"
+            + " among those that wrote). Choose it above the p99 the database shows when healthy at the load it should"
+            + " take (two to three times it leaves room for noise), and below the latency at which it is in trouble.";
+
+    /** The writers' error ratio above which the capacity falls. */
+    public static final String CAPACITY_MAX_ERROR_RATIO_CONFIG = "shaper.capacity.max.error.ratio";
+    public static final String CAPACITY_MAX_ERROR_RATIO_DOC = "With shaper.capacity.adaptive: the share of the"
+            + " writers' attempted units that may fail, from 0 to 1, above which the capacity falls.";
+
+    /** The time between two decisions of the closed loop. */
+    public static final String CAPACITY_ADJUST_MS_CONFIG = "shaper.capacity.adjust.ms";
+    public static final String CAPACITY_ADJUST_MS_DOC = "With shaper.capacity.adaptive: how often, in milliseconds,"
+            + " the capacity is decided from the reports that arrived since the previous decision. Writers should"
+            + " report at least this often: a decision without a new report changes nothing.";
+
+    /** How long without a report before feedback counts as missing. */
+    public static final String CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG = "shaper.capacity.feedback.timeout.ms";
+    public static final String CAPACITY_FEEDBACK_TIMEOUT_MS_DOC = "With shaper.capacity.adaptive: how long, in"
+            + " milliseconds, after the end of the newest report's window (its atMs, by the writer's clock) feedback"
+            + " counts as missing. The capacity then holds where it is, which is flagged and logged once, until the"
+            + " writers report again. Reports whose window ended longer ago than this are ignored as late, and at start"
+            + " the shaper reads this far back in the feedback topic. At least twice shaper.capacity.adjust.ms.";
+
+    /** The warm-up after a start that restored queued records. */
+    public static final String CAPACITY_WARMUP_MS_CONFIG = "shaper.capacity.warmup.ms";
+    public static final String CAPACITY_WARMUP_MS_DOC = "With shaper.capacity.adaptive: after a start that restored"
+            + " queued records, the capacity starts at shaper.capacity.min.rate and its ceiling rises in a straight"
+            + " line to shaper.shaping.total.rate over this many milliseconds, so that the backlog does not reach a"
+            + " database with cold caches at full speed; the feedback can hold it lower. The ceiling rises with or"
+            + " without feedback. 0: no warm-up.";
+
+    /** How the closed loop moves the capacity. */
+    public static final String CAPACITY_CONTROLLER_CONFIG = "shaper.capacity.controller";
+    public static final String CAPACITY_CONTROLLER_DOC = "With shaper.capacity.adaptive: how the capacity moves. aimd:"
+            + " up by a twentieth of shaper.shaping.total.rate per second while healthy, down by 30 % per decision"
+            + " while not. gradient: in proportion to the distance between the p99 and the target, down by 12 % to"
+            + " 30 % per decision while unhealthy, up by at most 10 % per second while healthy, and never slower than"
+            + " aimd.";
 
     /** Punctuation interval of the release. */
     public static final String SHAPING_TICK_MS_CONFIG = "shaper.shaping.tick.ms";
@@ -240,6 +308,23 @@ public final class ShaperConfig extends AbstractConfig {
                     SHAPING_TOTAL_SCOPE_DOC)
             .define(CAPACITY_LEASE_MS_CONFIG, Type.LONG, 1_000L, Range.between(100, 60_000), Importance.LOW,
                     CAPACITY_LEASE_MS_DOC)
+            .define(CAPACITY_FEEDBACK_TOPIC_CONFIG, Type.STRING, "", Importance.MEDIUM, CAPACITY_FEEDBACK_TOPIC_DOC)
+            .define(CAPACITY_ADAPTIVE_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM, CAPACITY_ADAPTIVE_DOC)
+            .define(CAPACITY_MIN_RATE_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.MEDIUM,
+                    CAPACITY_MIN_RATE_DOC)
+            .define(CAPACITY_TARGET_LATENCY_MS_CONFIG, Type.DOUBLE, 100.0, new PositiveFinite(), Importance.MEDIUM,
+                    CAPACITY_TARGET_LATENCY_MS_DOC)
+            .define(CAPACITY_MAX_ERROR_RATIO_CONFIG, Type.DOUBLE, 0.01, Range.between(0.0, 1.0), Importance.MEDIUM,
+                    CAPACITY_MAX_ERROR_RATIO_DOC)
+            .define(CAPACITY_ADJUST_MS_CONFIG, Type.LONG, 1_000L, Range.between(100, 600_000), Importance.LOW,
+                    CAPACITY_ADJUST_MS_DOC)
+            .define(CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG, Type.LONG, 5_000L, Range.between(200, 3_600_000),
+                    Importance.LOW, CAPACITY_FEEDBACK_TIMEOUT_MS_DOC)
+            .define(CAPACITY_WARMUP_MS_CONFIG, Type.LONG, 30_000L, Range.between(0, 3_600_000), Importance.LOW,
+                    CAPACITY_WARMUP_MS_DOC)
+            .define(CAPACITY_CONTROLLER_CONFIG, Type.STRING, "aimd",
+                    ConfigDef.CaseInsensitiveValidString.in("aimd", "gradient"), Importance.LOW,
+                    CAPACITY_CONTROLLER_DOC)
             .define(SHAPING_TICK_MS_CONFIG, Type.LONG, 100L, Range.between(1, 60_000), Importance.MEDIUM,
                     SHAPING_TICK_MS_DOC)
             .define(SHAPING_CATCHUP_MAX_MS_CONFIG, Type.LONG, 200L, Range.between(1, 600_000), Importance.LOW,
@@ -275,6 +360,40 @@ public final class ShaperConfig extends AbstractConfig {
         this.streamsSettings = streamsKeysOnly(settings);
         refuseLoop(OUTPUT_TOPIC_CONFIG, outputTopic());
         refuseLoop(REJECTED_TOPIC_CONFIG, rejectedTopic());
+        checkAdaptiveCapacity();
+    }
+
+    /** The closed loop's settings must fit together and with the total rate, whether or not the loop is on. */
+    private void checkAdaptiveCapacity() {
+        double min = getDouble(CAPACITY_MIN_RATE_CONFIG);
+        if (totalRate() > 0 && min > totalRate()) {
+            throw new ConfigException(CAPACITY_MIN_RATE_CONFIG, min, "expected at most " + SHAPING_TOTAL_RATE_CONFIG
+                    + " (" + totalRate() + "): the lowest capacity cannot be above the highest");
+        }
+        String feedbackTopic = getString(CAPACITY_FEEDBACK_TOPIC_CONFIG).trim();
+        if (!feedbackTopic.isEmpty() && (feedbackTopic.equals(inputTopic()) || feedbackTopic.equals(outputTopic())
+                || feedbackTopic.equals(rejectedTopic()))) {
+            throw new ConfigException(CAPACITY_FEEDBACK_TOPIC_CONFIG, feedbackTopic, "expected a topic of its own,"
+                    + " not the input, output or rejected topic: the writers' reports are not records to shape");
+        }
+        if (!getBoolean(CAPACITY_ADAPTIVE_CONFIG)) {
+            return;
+        }
+        if (feedbackTopic.isEmpty()) {
+            throw new ConfigException(CAPACITY_ADAPTIVE_CONFIG, true, "needs " + CAPACITY_FEEDBACK_TOPIC_CONFIG
+                    + ": without the writers' feedback there is nothing to adapt to");
+        }
+        if (totalRate() <= 0) {
+            throw new ConfigException(CAPACITY_ADAPTIVE_CONFIG, true, "needs " + SHAPING_TOTAL_RATE_CONFIG
+                    + " > 0: the highest capacity the loop may reach");
+        }
+        long adjustMs = getLong(CAPACITY_ADJUST_MS_CONFIG);
+        long timeoutMs = getLong(CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG);
+        if (timeoutMs < 2 * adjustMs) {
+            // Shorter, and a report that arrives just after a decision would be late by the next one.
+            throw new ConfigException(CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG, timeoutMs, "expected at least twice "
+                    + CAPACITY_ADJUST_MS_CONFIG + " (" + adjustMs + " ms)");
+        }
     }
 
     /** A shaped or rejected record written back to the input would be read and shaped again, forever. */
@@ -448,6 +567,34 @@ public final class ShaperConfig extends AbstractConfig {
 
     public Duration capacityLease() {
         return Duration.ofMillis(getLong(CAPACITY_LEASE_MS_CONFIG));
+    }
+
+    /** The topic of the writers' feedback, or null for none. */
+    public String feedbackTopic() {
+        String topic = getString(CAPACITY_FEEDBACK_TOPIC_CONFIG).trim();
+        return topic.isEmpty() ? null : topic;
+    }
+
+    /** Whether the capacity follows the writers' feedback. */
+    public boolean capacityAdaptive() {
+        return getBoolean(CAPACITY_ADAPTIVE_CONFIG);
+    }
+
+    /** The lowest capacity of the closed loop: the setting, or a tenth of the total rate where it is 0. */
+    public double capacityMinRate() {
+        double min = getDouble(CAPACITY_MIN_RATE_CONFIG);
+        return min > 0 ? min : totalRate() / 10;
+    }
+
+    /** The closed loop's settings, or null when {@code shaper.capacity.adaptive} is false. */
+    public AdaptiveSettings adaptiveCapacity() {
+        if (!capacityAdaptive()) {
+            return null;
+        }
+        return new AdaptiveSettings(new CapacityBounds(capacityMinRate(), totalRate()),
+                getDouble(CAPACITY_TARGET_LATENCY_MS_CONFIG), getDouble(CAPACITY_MAX_ERROR_RATIO_CONFIG),
+                getLong(CAPACITY_ADJUST_MS_CONFIG), getLong(CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG),
+                getLong(CAPACITY_WARMUP_MS_CONFIG), ControllerKind.of(getString(CAPACITY_CONTROLLER_CONFIG)));
     }
 
     public long tickMs() {

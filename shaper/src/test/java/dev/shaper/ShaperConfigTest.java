@@ -3,6 +3,9 @@ package dev.shaper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
+import dev.shaper.internals.capacity.adaptive.CapacityBounds;
+import dev.shaper.internals.capacity.adaptive.ControllerKind;
 import dev.shaper.internals.config.SettingsLoader;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.nio.file.Files;
@@ -206,6 +209,112 @@ class ShaperConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("shaper.redis.tls.ca.file")
                 .hasMessageContaining("expected the path of a readable file");
+    }
+
+    @Test
+    void shouldLeaveTheCapacityFixedWhenTheAdaptiveSettingsAreNotGiven() {
+        ShaperConfig config = new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "500"));
+        assertThat(config.capacityAdaptive()).isFalse();
+        assertThat(config.feedbackTopic()).isNull();
+        assertThat(config.adaptiveCapacity()).isNull();
+        assertThat(config.capacityMinRate()).as("a tenth of the total rate").isEqualTo(50);
+    }
+
+    @Test
+    void shouldUseTheDocumentedDefaultsWhenTheCapacityIsAdaptive() {
+        // Given: only what the loop needs, a total rate and a feedback topic
+        ShaperConfig config = new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "2000",
+                ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, " db-feedback ",
+                ShaperConfig.CAPACITY_ADAPTIVE_CONFIG, "true"));
+
+        // Then: from a tenth of the total to the total, 100 ms p99, 1 % errors, a decision a second, AIMD
+        assertThat(config.feedbackTopic()).isEqualTo("db-feedback");
+        assertThat(config.adaptiveCapacity()).isEqualTo(new AdaptiveSettings(new CapacityBounds(200, 2_000), 100,
+                0.01, 1_000, 5_000, 30_000, ControllerKind.AIMD));
+    }
+
+    @Test
+    void shouldTakeEveryAdaptiveSettingWhenGiven() {
+        ShaperConfig config = new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "2000",
+                ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, "db-feedback",
+                ShaperConfig.CAPACITY_ADAPTIVE_CONFIG, "true",
+                ShaperConfig.CAPACITY_MIN_RATE_CONFIG, "150",
+                ShaperConfig.CAPACITY_TARGET_LATENCY_MS_CONFIG, "40",
+                ShaperConfig.CAPACITY_MAX_ERROR_RATIO_CONFIG, "0.05",
+                ShaperConfig.CAPACITY_ADJUST_MS_CONFIG, "500",
+                ShaperConfig.CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG, "3000",
+                ShaperConfig.CAPACITY_WARMUP_MS_CONFIG, "0",
+                ShaperConfig.CAPACITY_CONTROLLER_CONFIG, "Gradient"));
+        assertThat(config.adaptiveCapacity()).isEqualTo(new AdaptiveSettings(new CapacityBounds(150, 2_000), 40,
+                0.05, 500, 3_000, 0, ControllerKind.GRADIENT));
+    }
+
+    @Test
+    void shouldRefuseAdaptiveCapacityWhenTheFeedbackTopicOrTheTotalRateIsMissing() {
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "500",
+                ShaperConfig.CAPACITY_ADAPTIVE_CONFIG, "true")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(ShaperConfig.CAPACITY_ADAPTIVE_CONFIG)
+                .hasMessageContaining("needs " + ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG);
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, "db-feedback",
+                ShaperConfig.CAPACITY_ADAPTIVE_CONFIG, "true")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(ShaperConfig.CAPACITY_ADAPTIVE_CONFIG)
+                .hasMessageContaining("needs " + ShaperConfig.SHAPING_TOTAL_RATE_CONFIG + " > 0");
+    }
+
+    @Test
+    void shouldRefuseAMinimumAboveTheTotalRateWhenBothAreSet() {
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "500",
+                ShaperConfig.CAPACITY_MIN_RATE_CONFIG, "600")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Invalid value 600.0 for configuration " + ShaperConfig.CAPACITY_MIN_RATE_CONFIG)
+                .hasMessageContaining("at most " + ShaperConfig.SHAPING_TOTAL_RATE_CONFIG + " (500.0)");
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "500",
+                ShaperConfig.CAPACITY_MIN_RATE_CONFIG, "500")).capacityMinRate()).isEqualTo(500);
+    }
+
+    @Test
+    void shouldRefuseAFeedbackTimeoutShorterThanTwoDecisionsWhenTheCapacityIsAdaptive() {
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "500",
+                ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, "db-feedback",
+                ShaperConfig.CAPACITY_ADAPTIVE_CONFIG, "true",
+                ShaperConfig.CAPACITY_ADJUST_MS_CONFIG, "2000",
+                ShaperConfig.CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG, "3000")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(ShaperConfig.CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG)
+                .hasMessageContaining("at least twice " + ShaperConfig.CAPACITY_ADJUST_MS_CONFIG + " (2000 ms)");
+    }
+
+    @Test
+    void shouldRefuseAFeedbackTopicThatIsOneOfTheShapersOwnTopics() {
+        for (String topic : List.of("shaper-input", "shaper-shaped", "shaper-rejected")) {
+            assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, topic)))
+                    .as(topic)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining(ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG)
+                    .hasMessageContaining("a topic of its own");
+        }
+    }
+
+    @Test
+    void shouldNameTheKeyAndTheExpectationWhenAnAdaptiveSettingIsOutOfRange() {
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_MAX_ERROR_RATIO_CONFIG, "1.5")))
+                .hasMessageContaining("shaper.capacity.max.error.ratio: Value must be no more than 1.0");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_TARGET_LATENCY_MS_CONFIG, "0")))
+                .hasMessageContaining("shaper.capacity.target.latency.ms: expected a finite number > 0");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_MIN_RATE_CONFIG, "-1")))
+                .hasMessageContaining("shaper.capacity.min.rate: Value must be at least 0.0");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_ADJUST_MS_CONFIG, "10")))
+                .hasMessageContaining("shaper.capacity.adjust.ms: Value must be at least 100");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG, "0")))
+                .hasMessageContaining("shaper.capacity.feedback.timeout.ms");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_WARMUP_MS_CONFIG, "-1")))
+                .hasMessageContaining("shaper.capacity.warmup.ms");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_CONTROLLER_CONFIG, "pid")))
+                .hasMessageContaining("shaper.capacity.controller").hasMessageContaining("AIMD, GRADIENT");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_ADAPTIVE_CONFIG, "maybe")))
+                .hasMessageContaining("shaper.capacity.adaptive");
     }
 
     @Test

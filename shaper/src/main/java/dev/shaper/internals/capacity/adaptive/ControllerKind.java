@@ -1,0 +1,21 @@
+package dev.shaper.internals.capacity.adaptive;
+
+import java.util.Locale;
+
+/** The controllers {@code shaper.capacity.controller} names. */
+public enum ControllerKind {
+    /** {@link AimdController}: additive increase, multiplicative decrease. */
+    AIMD,
+    /** {@link GradientController}: moves in proportion to the latency's distance from the target. */
+    GRADIENT;
+
+    /** The kind a setting names, in any case. */
+    public static ControllerKind of(String name) {
+        return valueOf(name.trim().toUpperCase(Locale.ROOT));
+    }
+
+    /** A controller of this kind with its default parameters for {@code settings}. */
+    public CapacityController create(AdaptiveSettings settings) {
+        return this == AIMD ? AimdController.withDefaults(settings) : GradientController.withDefaults(settings);
+    }
+}

@@ -1,0 +1,222 @@
+package dev.shaper.internals.capacity.adaptive;
+
+import dev.shaper.ShaperConfig;
+import dev.shaper.feedback.FeedbackReport;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the feedback topic ({@code shaper.capacity.feedback.topic}) for the closed loop: a plain consumer on a daemon
+ * thread of its own, outside any consumer group, since every instance needs every writer's report. It is assigned every
+ * partition the topic has at the start, reads from the records of the last feedback timeout (older ones would be late
+ * anyway), and hands each good report to a sink ({@link AdaptiveCapacity#onReport}). Malformed records are counted
+ * and logged once per writer; nothing a record holds stops the thread, and a failed poll is logged and retried.
+ *
+ * <p>Read uncommitted: a report is a measurement, not a change of state, and the writers publish without transactions.
+ */
+public final class FeedbackListener implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FeedbackListener.class);
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+    /** The pause after a failed poll, so that a lasting failure (no broker, no rights) does not spin. */
+    private static final long RETRY_PAUSE_MS = 1_000;
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+    private final Map<String, Object> consumerSettings;
+    private final String topic;
+    private final Duration lookBack;
+    private final LongSupplier clockMs;
+    private final FeedbackRecordHandler handler;
+    private Consumer<byte[], byte[]> consumer;
+    private Thread thread;
+    private volatile boolean closing;
+    private volatile long failedPolls;
+
+    /**
+     * A listener, not yet reading (see {@link #start}).
+     *
+     * @param clientSettings the client settings to reach the cluster ({@code bootstrap.servers}, security); group
+     *                       settings are dropped
+     * @param lookBack       how far back to start reading: {@code shaper.capacity.feedback.timeout.ms}
+     * @param sink           takes each good report with its writer's id, on the listener's thread
+     * @param clockMs        the wall clock, epoch milliseconds, that the look-back counts from
+     */
+    public FeedbackListener(Map<String, ?> clientSettings, String topic, Duration lookBack,
+                            BiConsumer<String, FeedbackReport> sink, LongSupplier clockMs) {
+        if (topic == null || topic.isBlank()) {
+            throw new IllegalArgumentException("a feedback listener needs a topic");
+        }
+        this.consumerSettings = consumerSettings(clientSettings);
+        this.topic = topic;
+        this.lookBack = lookBack;
+        this.clockMs = clockMs;
+        this.handler = new FeedbackRecordHandler(sink);
+    }
+
+    private static Map<String, Object> consumerSettings(Map<String, ?> clientSettings) {
+        Map<String, Object> settings = new HashMap<>(clientSettings);
+        settings.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        settings.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        settings.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
+        settings.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
+        settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        // A missing topic must be an error at start, not quietly created with the broker's defaults.
+        settings.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        // Where the look-back finds nothing, or the log was truncated under us: only new reports matter.
+        settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        settings.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "shaper-feedback-listener");
+        return settings;
+    }
+
+    /**
+     * Assigns every partition of the topic, places each at the records of the last look-back, and starts reading on
+     * a daemon thread.
+     *
+     * @throws ConfigException naming {@code shaper.capacity.feedback.topic} when the topic does not exist
+     */
+    public synchronized void start() {
+        if (consumer != null) {
+            throw new IllegalStateException("the feedback listener is already started");
+        }
+        Consumer<byte[], byte[]> started = new KafkaConsumer<>(consumerSettings, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer());
+        try {
+            List<PartitionInfo> partitions = started.partitionsFor(topic);
+            if (partitions == null || partitions.isEmpty()) {
+                throw new ConfigException(ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, topic, "no such topic on the"
+                        + " cluster; create it (one partition is enough) or leave the setting empty for no feedback");
+            }
+            List<TopicPartition> assigned = partitions.stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            started.assign(assigned);
+            seekToLookBack(started, assigned);
+        } catch (RuntimeException e) {
+            started.close(Duration.ZERO);
+            throw e;
+        }
+        LOG.info("Feedback: reading {} partition(s) of {} from {} ms back", started.assignment().size(), topic,
+                lookBack.toMillis());
+        consumer = started;
+        // From here on only the listener's thread touches the consumer (but for wakeup(), which is thread-safe).
+        thread = new Thread(this::run, "shaper-feedback-listener");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void seekToLookBack(Consumer<byte[], byte[]> started, List<TopicPartition> assigned) {
+        long fromMs = clockMs.getAsLong() - lookBack.toMillis();
+        Map<TopicPartition, Long> times = new HashMap<>();
+        assigned.forEach(tp -> times.put(tp, fromMs));
+        Map<TopicPartition, OffsetAndTimestamp> offsets = started.offsetsForTimes(times);
+        for (TopicPartition tp : assigned) {
+            OffsetAndTimestamp found = offsets.get(tp);
+            if (found != null) {
+                started.seek(tp, found.offset());
+            } else {
+                // Nothing written since: start with what comes next, resolved now (seekToEnd alone is lazy), so that
+                // a report written between the start and the first poll is not skipped.
+                started.seekToEnd(List.of(tp));
+                started.position(tp);
+            }
+        }
+    }
+
+    private void run() {
+        boolean failing = false;
+        while (!closing) {
+            try {
+                consumer.poll(POLL_TIMEOUT).forEach(handler::handle);
+                if (failing) {
+                    LOG.info("Feedback: reading {} again", topic);
+                    failing = false;
+                }
+            } catch (WakeupException | InterruptException e) {
+                // close() woke us up; anything else that interrupts the thread ends it too.
+                break;
+            } catch (KafkaException e) {
+                failedPolls++;
+                if (!failing) {
+                    LOG.warn("Feedback: cannot read {} ({}); retrying every {} ms, logged again once it works", topic,
+                            e.toString(), RETRY_PAUSE_MS);
+                    failing = true;
+                }
+                if (!pause()) {
+                    break;
+                }
+            }
+        }
+        try {
+            consumer.close(CLOSE_TIMEOUT);
+        } catch (RuntimeException e) {
+            LOG.debug("Feedback: closing the consumer failed", e);
+        }
+    }
+
+    private boolean pause() {
+        try {
+            Thread.sleep(RETRY_PAUSE_MS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Good reports handed to the sink so far. */
+    public long reports() {
+        return handler.reports();
+    }
+
+    /** Malformed records so far: without a key, or whose value is not a feedback report. */
+    public long malformedRecords() {
+        return handler.malformedRecords();
+    }
+
+    /** Polls that failed so far. */
+    public long failedPolls() {
+        return failedPolls;
+    }
+
+    /** Whether the listener's thread is reading. */
+    public boolean isRunning() {
+        Thread t = thread;
+        return t != null && t.isAlive();
+    }
+
+    /** Stops reading and closes the consumer; waits a few seconds for the thread to end. */
+    @Override
+    public void close() {
+        Thread t;
+        synchronized (this) {
+            if (consumer == null || closing) {
+                closing = true;
+                return;
+            }
+            closing = true;
+            t = thread;
+        }
+        consumer.wakeup();
+        try {
+            t.join(CLOSE_TIMEOUT.toMillis() * 2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
