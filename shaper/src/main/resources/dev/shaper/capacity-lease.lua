@@ -6,7 +6,8 @@
 -- ARGV[2]  the capacity C, units per second, a number > 0
 -- ARGV[3]  the input topic's partitions P, an integer >= 1
 -- ARGV[4]  the lease, milliseconds: how long a grant stands without a renewal
--- ARGV[5]  the instance's demand, units per second, a number >= 0
+-- ARGV[5]  the instance's demand, units per second, by priority: "<priority>:<units>" pairs, comma separated
+--          ("" for none; a plain number, as older instances send, is priority 0)
 -- ARGV[6]  the input partitions the instance runs, comma separated ("" for none)
 -- Returns  { grant: this instance's rate until its lease ends, a decimal string,
 --            available: what the leases share, a decimal string,
@@ -22,8 +23,9 @@
 -- what the other live grants leave: an instance whose fair share grew gets it once the others have renewed
 -- with their smaller shares, within one renewal period.
 --
--- Fairness: max-min fair by demand (water-filling); what is left when every demand is met is split evenly,
--- so that a burst on any instance can start before its next renewal.
+-- Fairness: priority by priority (what instances ask at priority 0 first, then at 1, ...), and within a priority
+-- max-min fair by demand (water-filling); what is left when every demand is met is split evenly, so that a burst
+-- on any instance can start before its next renewal.
 -- Commands it calls: TIME, HGETALL, HDEL, HSET, PEXPIRE.
 
 local t = redis.call('TIME')
@@ -32,7 +34,7 @@ local me = ARGV[1]
 local capacity = tonumber(ARGV[2])
 local partitions = tonumber(ARGV[3])
 local lease = tonumber(ARGV[4])
-local demand = math.max(0, tonumber(ARGV[5]))
+local demandSpec = ARGV[5]
 local mine = ARGV[6]
 
 local covered = {}
@@ -48,7 +50,21 @@ local function cover(list)
 end
 cover(mine)
 
-local demands = { demand }
+-- A demand as a table priority -> units per second.
+local function parse(spec)
+  local byPriority = {}
+  local plain = tonumber(spec)
+  if plain then
+    byPriority[0] = math.max(0, plain)
+    return byPriority
+  end
+  for p, d in string.gmatch(spec or '', '(%d+):([^,]+)') do
+    byPriority[tonumber(p)] = math.max(0, tonumber(d) or 0)
+  end
+  return byPriority
+end
+
+local demands = { parse(demandSpec) }
 local othersInUse = 0
 local fields = redis.call('HGETALL', KEYS[1])
 for i = 1, #fields, 2 do
@@ -59,7 +75,7 @@ for i = 1, #fields, 2 do
       redis.call('HDEL', KEYS[1], id)
     else
       othersInUse = othersInUse + (tonumber(grant) or 0)
-      demands[#demands + 1] = tonumber(wanted) or 0
+      demands[#demands + 1] = parse(wanted)
       cover(list)
     end
   end
@@ -67,37 +83,59 @@ end
 
 local available = capacity * ncovered / partitions
 local totalDemand = 0
+local priorities = {}
+local seen = {}
 for _, d in ipairs(demands) do
-  totalDemand = totalDemand + d
-end
-
--- Water-filling: ascending by demand, each gets its demand while that is below an equal split of the rest.
-local sorted = {}
-for i, d in ipairs(demands) do
-  sorted[i] = d
-end
-table.sort(sorted)
-local remaining = available
-local left = #sorted
-local level = nil
-for _, d in ipairs(sorted) do
-  if d <= remaining / left then
-    remaining = remaining - d
-    left = left - 1
-  else
-    level = remaining / left
-    break
+  for p, units in pairs(d) do
+    totalDemand = totalDemand + units
+    if not seen[p] then
+      seen[p] = true
+      priorities[#priorities + 1] = p
+    end
   end
 end
-local target
-if level == nil then
-  target = demand + remaining / #sorted
-else
-  target = math.min(demand, level)
+table.sort(priorities)
+
+-- Priority by priority, water-filling what the higher ones left: ascending by demand, each gets its demand while
+-- that is below an equal split of the rest. The calling instance is demands[1].
+local remaining = available
+local target = 0
+for _, p in ipairs(priorities) do
+  if remaining <= 0 then
+    break
+  end
+  local sorted = {}
+  local mineAt = demands[1][p] or 0
+  for i, d in ipairs(demands) do
+    sorted[i] = d[p] or 0
+  end
+  table.sort(sorted)
+  local left = #sorted
+  local level = nil
+  local given = 0
+  for _, d in ipairs(sorted) do
+    if d <= (remaining - given) / left then
+      given = given + d
+      left = left - 1
+    else
+      level = (remaining - given) / left
+      break
+    end
+  end
+  if level == nil then
+    target = target + mineAt
+    remaining = remaining - given
+  else
+    target = target + math.min(mineAt, level)
+    remaining = 0
+  end
+end
+if remaining > 0 then
+  target = target + remaining / #demands
 end
 
 local grant = math.max(0, math.min(target, available - othersInUse))
-redis.call('HSET', KEYS[1], me, string.format('%d %.17g %.17g %s', now + lease, grant, demand, mine))
+redis.call('HSET', KEYS[1], me, string.format('%d %.17g %s %s', now + lease, grant, demandSpec == '' and '0' or demandSpec, mine))
 redis.call('PEXPIRE', KEYS[1], 4 * lease)
 return { string.format('%.17g', grant), string.format('%.17g', available), #demands,
          string.format('%.17g', totalDemand) }

@@ -80,7 +80,7 @@ public final class CapacityCoordinator implements AutoCloseable {
     void renew() {
         renewals.incrementAndGet();
         try {
-            CapacityLeases.Lease granted = leases.renew(pool.demand(), pool.partitions());
+            CapacityLeases.Lease granted = leases.renew(pool.demandByPriority(), pool.partitions());
             lastLeaseNanos = nanoTime.getAsLong();
             lastLease = granted;
             pool.useLease(granted.grant());

@@ -27,10 +27,10 @@ public final class CapacityLeaseScript {
     }
 
     /** The script's six arguments. */
-    static String[] args(String instanceId, double capacity, int inputPartitions, long leaseMs, double demand,
+    static String[] args(String instanceId, double capacity, int inputPartitions, long leaseMs, PriorityDemand demand,
                          Collection<Integer> partitions) {
         return new String[] {instanceId, number(capacity), Integer.toString(inputPartitions), Long.toString(leaseMs),
-                number(Math.max(0, demand)),
+                demand.encode(),
                 partitions.stream().sorted().map(String::valueOf).collect(Collectors.joining(","))};
     }
 

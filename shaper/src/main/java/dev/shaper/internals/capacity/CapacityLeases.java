@@ -21,11 +21,11 @@ public interface CapacityLeases extends AutoCloseable {
     }
 
     /**
-     * Reports this instance's demand and the input partitions it runs, and returns its grant.
+     * Reports this instance's demand, priority by priority, and the input partitions it runs, and returns its grant.
      *
      * @throws RedisUnavailableException when the leases cannot be reached within the timeout
      */
-    Lease renew(double demand, Collection<Integer> partitions) throws RedisUnavailableException;
+    Lease renew(PriorityDemand demand, Collection<Integer> partitions) throws RedisUnavailableException;
 
     /** Where the leases are kept, without credentials, for logs. */
     String description();

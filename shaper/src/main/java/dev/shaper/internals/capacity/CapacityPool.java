@@ -10,8 +10,9 @@ import java.util.Map;
  * The total rate ({@code shaper.shaping.total.rate}) as this instance's tasks share it. The instance holds either
  * a lease, its grant of the cluster-wide capacity (see {@link CapacityCoordinator}), or, without one, the static
  * shares of the tasks it runs (total / input partitions each), pooled. It splits what it holds among its tasks by
- * demand, max-min fair (water-filling): a task gets what it asks for up to an equal split, and what others leave
- * goes to those that want more. So a busy task uses what idle tasks leave, and the instance never exceeds its
+ * demand, priority by priority (what tasks ask at priority 0 first, then at 1, ...), and within a priority max-min
+ * fair (water-filling): a task gets what it asks for up to an equal split, and what others leave goes to those that
+ * want more. So a busy task uses what idle tasks leave, and the instance never exceeds its
  * grant or its tasks' static shares together, which keeps the application within the total across instances.
  * Between two splits, what a task was given and did not use goes to the others too, as spare units.
  *
@@ -100,9 +101,14 @@ public final class CapacityPool {
 
     /** The rates the tasks last asked for, together. */
     public synchronized double demand() {
-        double sum = 0;
+        return demandByPriority().total();
+    }
+
+    /** The rates the tasks last asked for, together, priority by priority. */
+    public synchronized PriorityDemand demandByPriority() {
+        PriorityDemand sum = PriorityDemand.NONE;
         for (Member member : members) {
-            sum += member.demand;
+            sum = sum.plus(member.demand);
         }
         return sum;
     }
@@ -149,7 +155,7 @@ public final class CapacityPool {
     /** One task's place in the pool. */
     public final class Member {
         private final int partition;
-        private double demand;
+        private PriorityDemand demand = PriorityDemand.NONE;
         private double rate;
 
         private Member(int partition) {
@@ -160,9 +166,9 @@ public final class CapacityPool {
          * Reports the rate this task could use now (units per second) and returns the rate it may use until its
          * next update: its max-min fair part of the pool, less what the other tasks' rates in use leave.
          */
-        public double update(double demandPerSecond) {
+        public double update(PriorityDemand demandPerSecond) {
             synchronized (CapacityPool.this) {
-                demand = Math.max(0, demandPerSecond);
+                demand = demandPerSecond;
                 double target = fairShares().get(this);
                 double othersInUse = 0;
                 for (Member other : members) {
@@ -194,22 +200,31 @@ public final class CapacityPool {
     }
 
     /**
-     * Max-min fair parts of the pool by the members' demands: ascending by demand, each gets its demand up to an
-     * equal split of what is left; what remains when every demand is met is split evenly, as headroom for bursts.
+     * The members' parts of the pool: priority by priority, the demands at that priority share what the higher ones
+     * left, max-min fair (ascending by demand, each gets its demand up to an equal split of what is left); what
+     * remains when every demand is met is split evenly, as headroom for bursts.
      */
     private Map<Member, Double> fairShares() {
-        List<Member> byDemand = new ArrayList<>(members);
-        byDemand.sort(Comparator.comparingDouble(m -> m.demand));
         Map<Member, Double> shares = new IdentityHashMap<>();
-        double remaining = pooled();
-        int left = byDemand.size();
-        for (Member member : byDemand) {
-            double given = Math.min(member.demand, remaining / left);
-            shares.put(member, given);
-            remaining -= given;
-            left--;
+        int levels = 0;
+        for (Member member : members) {
+            shares.put(member, 0.0);
+            levels = Math.max(levels, member.demand.levels());
         }
-        double headroom = remaining / Math.max(1, byDemand.size());
+        double remaining = pooled();
+        List<Member> byDemand = new ArrayList<>(members);
+        for (int priority = 0; priority < levels && remaining > 0; priority++) {
+            int level = priority;
+            byDemand.sort(Comparator.comparingDouble(m -> m.demand.at(level)));
+            int left = byDemand.size();
+            for (Member member : byDemand) {
+                double given = Math.min(member.demand.at(level), remaining / left);
+                shares.merge(member, given, Double::sum);
+                remaining -= given;
+                left--;
+            }
+        }
+        double headroom = Math.max(0, remaining) / Math.max(1, members.size());
         shares.replaceAll((member, given) -> given + headroom);
         return shares;
     }

@@ -41,7 +41,7 @@ public final class RedisCapacityLeases implements CapacityLeases {
     }
 
     @Override
-    public Lease renew(double demand, Collection<Integer> partitions) throws RedisUnavailableException {
+    public Lease renew(PriorityDemand demand, Collection<Integer> partitions) throws RedisUnavailableException {
         String[] args = CapacityLeaseScript.args(terms.instanceId(), terms.capacity(), terms.inputPartitions(),
                 terms.lease().toMillis(), demand, partitions);
         try {

@@ -1,6 +1,8 @@
 package dev.shaper.internals.capacity;
 
+import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.shaping.TotalRateLimiter;
+import java.util.Arrays;
 
 /**
  * One task's part of the total rate, and the limiter that spends it. With a {@link CapacityPool}, the part follows
@@ -9,7 +11,8 @@ import dev.shaper.internals.shaping.TotalRateLimiter;
  * <p>The demand is what the task used since the last tick, plus a little, plus what it has queued spread over
  * {@link #DRAIN_SECONDS}: a task with a backlog asks for enough to work it off, a task without one for what it uses.
  * A task that had less to release than its part allowed gives the rest up to the pool at the end of its tick, and a
- * task its part holds back takes such spare units: so what one task leaves within a tick is not lost.
+ * task its part holds back takes such spare units: so what one task leaves within a tick is not lost. The demand is
+ * reported priority by priority (its keys' rules'), so that the pool serves priority 0 across tasks first.
  */
 public final class TaskCapacity {
 
@@ -22,8 +25,10 @@ public final class TaskCapacity {
     private final CapacityPool.Member member;
     private final double staticShare;
     private final TotalRateLimiter limiter;
-    private long usedUnits;
-    private boolean heldBack;
+    /** Units used since the last tick, by priority. */
+    private final long[] usedUnits = new long[ShapingRule.LOWEST_PRIORITY + 1];
+    /** The highest priority (lowest number) the cap held back since the last tick, or -1. */
+    private int heldBackPriority = -1;
     private long lastTickWallMs;
 
     private TaskCapacity(CapacityPool pool, CapacityPool.Member member, double staticShare, TotalRateLimiter limiter,
@@ -49,7 +54,7 @@ public final class TaskCapacity {
         CapacityPool.Member member = pool.join(partition);
         double staticShare = pool.staticShare();
         TotalRateLimiter limiter = new TotalRateLimiter(staticShare, staticShare);
-        limiter.setRate(member.update(staticShare));
+        limiter.setRate(member.update(PriorityDemand.ofHighest(staticShare)));
         return new TaskCapacity(pool, member, staticShare, limiter, wallNowMs);
     }
 
@@ -58,46 +63,50 @@ public final class TaskCapacity {
         return limiter;
     }
 
-    /** {@code units} left, at once or from the queues. */
-    public void used(long units) {
-        usedUnits += units;
+    /** {@code units} of {@code priority} left, at once or from the queues. */
+    public void used(long units, int priority) {
+        usedUnits[priority] += units;
     }
 
-    /** The cap held a record back. */
-    public void heldBack() {
-        heldBack = true;
+    /** The cap held a record of {@code priority} back. */
+    public void heldBack(int priority) {
+        heldBackPriority = heldBackPriority < 0 ? priority : Math.min(heldBackPriority, priority);
     }
 
     /**
-     * Whether {@code cost} units may leave now beyond the task's own part, from what other tasks of the instance
-     * gave up; they count as used.
+     * Whether {@code cost} units of {@code priority} may leave now beyond the task's own part, from what other tasks
+     * of the instance gave up; they count as used.
      */
-    public boolean takeSpare(long cost) {
+    public boolean takeSpare(long cost, int priority) {
         if (pool == null || !pool.takeSpare(cost)) {
             return false;
         }
-        usedUnits += cost;
+        usedUnits[priority] += cost;
         return true;
     }
 
     /**
      * At the start of a tick: reports the demand since the last one and takes the part for the next.
      *
-     * @param queuedUnits what the task has queued now
+     * @param queuedUnits what the task has queued now, by priority (index: priority)
      */
-    public void tick(long wallNowMs, long queuedUnits) {
+    public void tick(long wallNowMs, long[] queuedUnits) {
         if (member == null) {
             return;
         }
         double elapsedSeconds = Math.max(1, wallNowMs - lastTickWallMs) / 1000.0;
-        double usedRate = usedUnits / elapsedSeconds;
-        double demand = usedRate * GROWTH + queuedUnits / DRAIN_SECONDS;
-        if (heldBack) {
-            demand = Math.max(demand, Math.min(2 * limiter.rate(), staticShare)); // a burst it could not pass at once
+        double[] demand = new double[usedUnits.length];
+        for (int p = 0; p < demand.length; p++) {
+            long queued = p < queuedUnits.length ? queuedUnits[p] : 0;
+            demand[p] = usedUnits[p] / elapsedSeconds * GROWTH + queued / DRAIN_SECONDS;
         }
-        limiter.setRate(member.update(demand));
-        usedUnits = 0;
-        heldBack = false;
+        if (heldBackPriority >= 0) {
+            // A burst it could not pass at once.
+            demand[heldBackPriority] = Math.max(demand[heldBackPriority], Math.min(2 * limiter.rate(), staticShare));
+        }
+        limiter.setRate(member.update(PriorityDemand.of(demand)));
+        Arrays.fill(usedUnits, 0);
+        heldBackPriority = -1;
         lastTickWallMs = wallNowMs;
     }
 

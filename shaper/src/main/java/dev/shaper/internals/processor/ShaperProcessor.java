@@ -145,7 +145,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         // A record may not pass ahead of records of a higher priority that the total rate holds back.
         boolean totalAllows = total.canPass(now) && !queues.heldBackAbove(rule.priority());
         if (!totalAllows) {
-            capacity.heldBack();
+            capacity.heldBack(rule.priority());
         }
         // Nothing queued and the cap open: no backlog in front of the cap, and nothing to compute per record. A
         // record waits behind what is queued at its priority or a higher one.
@@ -154,7 +154,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         Arrival arrival = LeakyBucket.arrive(entry.state(), rule, now, cost, totalAllows, capWait);
         if (arrival instanceof Arrival.Pass pass) {
             total.onPass(now, cost);
-            capacity.used(cost);
+            capacity.used(cost, rule.priority());
             queues.pass(entry, pass.state());
             // A passed record carries no shaper.queued.ms (absent means 0; InputHeaders removed any forged one).
             HeaderValues.setOrRemove(record.headers(), ShaperHeaders.RELEASED_MS,
@@ -185,7 +185,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long before = clock.current();
         long now = clock.advance(wallNow);
         queues.startTick(now);
-        capacity.tick(wallNow, queues.queuedUnits());
+        capacity.tick(wallNow, queues.queuedUnitsByPriority());
         bucketRelease.startTick(now, now - before, wallNow);
         leaving.wallNow = wallNow;
         queues.releaseDue(now, bucketRelease, leaving);
@@ -291,15 +291,15 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
 
         @Override
-        public boolean takeTotal(long cost) {
+        public boolean takeTotal(long cost, int priority) {
             if (total.tryRelease(now, step, cost)) {
-                capacity.used(cost);
+                capacity.used(cost, priority);
                 return true;
             }
-            if (capacity.takeSpare(cost)) {
+            if (capacity.takeSpare(cost, priority)) {
                 return true;
             }
-            capacity.heldBack();
+            capacity.heldBack(priority);
             return false;
         }
     }

@@ -40,8 +40,8 @@ public final class TaskQueues {
          */
         KeyState release(byte[] key, KeyState state, long cost);
 
-        /** Whether {@code cost} more units may leave now across the task; false ends the scan. */
-        boolean takeTotal(long cost);
+        /** Whether {@code cost} more units of {@code priority} may leave now across the task; false ends the scan. */
+        boolean takeTotal(long cost, int priority);
 
         /** How many units the task's total rate lets leave in this scan, at most; infinite without a total. */
         double availableUnits();
@@ -191,6 +191,15 @@ public final class TaskQueues {
     /** Whether the total rate held back any record in the last release scan. */
     public boolean totalHeldBack() {
         return heldBackPriority != Integer.MAX_VALUE;
+    }
+
+    /** Units queued in the task now, by priority (index: priority; a new array, as long as the lowest in use + 1). */
+    public long[] queuedUnitsByPriority() {
+        long[] units = new long[bands.lastKey().priority() + 1];
+        for (BandQueue queue : bands.values()) {
+            units[queue.band.priority()] += queue.queuedUnits;
+        }
+        return units;
     }
 
     /**
@@ -389,7 +398,7 @@ public final class TaskQueues {
             stoppedByBandPart = true;
             return false;
         }
-        if (!scanPolicy.takeTotal(cost)) {
+        if (!scanPolicy.takeTotal(cost, scanBand.band.priority())) {
             return false;
         }
         scanAllowance -= cost;

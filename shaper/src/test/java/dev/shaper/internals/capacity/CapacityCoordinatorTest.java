@@ -35,8 +35,8 @@ class CapacityCoordinatorTest {
         final List<List<Integer>> partitions = new ArrayList<>();
 
         @Override
-        public Lease renew(double demand, Collection<Integer> running) throws RedisUnavailableException {
-            demands.add(demand);
+        public Lease renew(PriorityDemand demand, Collection<Integer> running) throws RedisUnavailableException {
+            demands.add(demand.total());
             partitions.add(List.copyOf(running));
             if (bug != null) {
                 throw bug;
@@ -60,8 +60,8 @@ class CapacityCoordinatorTest {
     @Test
     void shouldShareTheLeasedGrantAndRenewItFourTimesPerLease() {
         // Given: two tasks in the pool (static shares: 100/s together)
-        pool.join(3).update(500);
-        pool.join(5).update(100);
+        pool.join(3).update(d(500));
+        pool.join(5).update(d(100));
 
         // When: the coordinator starts and a lease passes
         coordinator.start();
@@ -159,5 +159,10 @@ class CapacityCoordinatorTest {
         scheduler.advance(coordinator.renewalInterval());
 
         assertThat(coordinator.source()).isEqualTo(CapacityCoordinator.Source.REDIS);
+    }
+
+    /** {@code unitsPerSecond} at the highest priority. */
+    private static PriorityDemand d(double unitsPerSecond) {
+        return PriorityDemand.ofHighest(unitsPerSecond);
     }
 }

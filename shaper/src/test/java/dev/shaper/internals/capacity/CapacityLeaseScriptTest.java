@@ -58,7 +58,7 @@ class CapacityLeaseScriptTest {
 
     @Test
     void shouldGiveALoneInstanceRunningEveryPartitionTheWholeCapacity() throws Exception {
-        CapacityLeases.Lease lease = instance("a").renew(100, List.of(0, 1, 2, 3, 4, 5, 6, 7));
+        CapacityLeases.Lease lease = instance("a").renew(d(100), List.of(0, 1, 2, 3, 4, 5, 6, 7));
 
         // its demand, and what no one asks for as headroom
         assertThat(lease.grant()).isEqualTo(CAPACITY);
@@ -76,9 +76,9 @@ class CapacityLeaseScriptTest {
         List<Integer> second = List.of(4, 5, 6, 7);
 
         // When: a renews alone, then b, then a again
-        CapacityLeases.Lease aAlone = a.renew(300, first);
-        CapacityLeases.Lease bLease = b.renew(50, second);
-        CapacityLeases.Lease aLease = a.renew(300, first);
+        CapacityLeases.Lease aAlone = a.renew(d(300), first);
+        CapacityLeases.Lease bLease = b.renew(d(50), second);
+        CapacityLeases.Lease aLease = a.renew(d(300), first);
 
         // Then: alone, a holds only its partitions' capacity (the other half is reserved for whoever runs them);
         // together, b gets its demand plus half of what is left over, a the rest
@@ -88,10 +88,10 @@ class CapacityLeaseScriptTest {
         assertThat(aLease.grant() + bLease.grant()).isLessThanOrEqualTo(CAPACITY + 1e-9);
 
         // And: when b's demand grows, b gets no more than a leaves until a has renewed
-        CapacityLeases.Lease bGrows = b.renew(400, second);
+        CapacityLeases.Lease bGrows = b.renew(d(400), second);
         assertThat(bGrows.grant()).isCloseTo(CAPACITY - 325, within(1e-9));
-        CapacityLeases.Lease aShrinks = a.renew(300, first);
-        CapacityLeases.Lease bGrown = b.renew(400, second);
+        CapacityLeases.Lease aShrinks = a.renew(d(300), first);
+        CapacityLeases.Lease bGrown = b.renew(d(400), second);
         assertThat(aShrinks.grant()).isCloseTo(200, within(1e-9));
         assertThat(bGrown.grant()).isCloseTo(200, within(1e-9));
     }
@@ -107,7 +107,7 @@ class CapacityLeaseScriptTest {
         for (int round = 0; round < 300; round++) {
             int i = random.nextInt(3);
             double demand = random.nextInt(4) == 0 ? 0 : random.nextDouble() * 500;
-            CapacityLeases.Lease lease = instances.get(i).renew(demand, partitions.get(i));
+            CapacityLeases.Lease lease = instances.get(i).renew(d(demand), partitions.get(i));
             held.put(i, lease.grant());
 
             // Then: the grants in use never add up to more than the capacity
@@ -127,7 +127,7 @@ class CapacityLeaseScriptTest {
         // When: each renews three times in turn
         for (int round = 0; round < 3; round++) {
             for (int i = 0; i < 3; i++) {
-                grants[i] = instances.get(i).renew(demands[i], partitions.get(i)).grant();
+                grants[i] = instances.get(i).renew(d(demands[i]), partitions.get(i)).grant();
             }
         }
 
@@ -142,29 +142,29 @@ class CapacityLeaseScriptTest {
         // Given: a and b on leases, a busy
         RedisCapacityLeases a = instance("a");
         RedisCapacityLeases b = instance("b");
-        a.renew(400, List.of(0, 1, 2, 3));
-        b.renew(400, List.of(4, 5, 6, 7));
-        a.renew(400, List.of(0, 1, 2, 3));
-        assertThat(b.renew(400, List.of(4, 5, 6, 7)).grant()).isCloseTo(200, within(1e-9));
+        a.renew(d(400), List.of(0, 1, 2, 3));
+        b.renew(d(400), List.of(4, 5, 6, 7));
+        a.renew(d(400), List.of(0, 1, 2, 3));
+        assertThat(b.renew(d(400), List.of(4, 5, 6, 7)).grant()).isCloseTo(200, within(1e-9));
 
         // When: a's lease ends without a renewal (a died, or cannot reach Redis)
         endLease("a");
-        CapacityLeases.Lease alone = b.renew(400, List.of(4, 5, 6, 7));
+        CapacityLeases.Lease alone = b.renew(d(400), List.of(4, 5, 6, 7));
 
         // Then: a is gone from the table; b may take no more than its own partitions' static shares, since a, if
         // alive, may run partitions 0-3 at theirs; once b also runs a's partitions, it gets the whole capacity
         assertThat(alone.instances()).isEqualTo(1);
         assertThat(alone.grant()).isCloseTo(200, within(1e-9));
-        assertThat(b.renew(400, List.of(0, 1, 2, 3, 4, 5, 6, 7)).grant()).isCloseTo(CAPACITY, within(1e-9));
+        assertThat(b.renew(d(400), List.of(0, 1, 2, 3, 4, 5, 6, 7)).grant()).isCloseTo(CAPACITY, within(1e-9));
     }
 
     @Test
     void shouldLoadTheScriptAgainAfterRedisForgotIt() throws Exception {
         RedisCapacityLeases a = instance("a");
-        a.renew(10, List.of(0));
+        a.renew(d(10), List.of(0));
         server.call("SCRIPT", "FLUSH");
 
-        assertThat(a.renew(10, List.of(0)).grant()).isCloseTo(CAPACITY / PARTITIONS, within(1e-9));
+        assertThat(a.renew(d(10), List.of(0)).grant()).isCloseTo(CAPACITY / PARTITIONS, within(1e-9));
     }
 
     /** Moves {@code instance}'s lease expiry into the past, as if a lease had passed without a renewal. */
@@ -172,5 +172,49 @@ class CapacityLeaseScriptTest {
         String table = CapacityLeaseScript.tableName(application);
         String value = server.call("HGET", table, instance);
         server.call("HSET", table, instance, "1" + value.substring(value.indexOf(' ')));
+    }
+
+    @Test
+    void shouldGrantWhatInstancesAskAtPriorityZeroBeforeWhatAnyAsksAtALowerPriority() throws Exception {
+        // Given: a asks 300/s at priority 0; b asks 50/s at priority 0 and 400/s at priority 1
+        RedisCapacityLeases a = instance("a");
+        RedisCapacityLeases b = instance("b");
+        List<Integer> first = List.of(0, 1, 2, 3);
+        List<Integer> second = List.of(4, 5, 6, 7);
+        PriorityDemand interactive = PriorityDemand.of(new double[] {300});
+        PriorityDemand mostlyBackfill = PriorityDemand.of(new double[] {50, 400});
+
+        // When: both renew, then renew again once the other's grant is known
+        a.renew(interactive, first);
+        b.renew(mostlyBackfill, second);
+        CapacityLeases.Lease aLease = a.renew(interactive, first);
+        CapacityLeases.Lease bLease = b.renew(mostlyBackfill, second);
+
+        // Then: the 350/s asked at priority 0 is served first; b's backfill gets the 50/s left
+        assertThat(aLease.grant()).isCloseTo(300, within(1e-9));
+        assertThat(bLease.grant()).isCloseTo(100, within(1e-9));
+        assertThat(bLease.totalDemand()).isCloseTo(750, within(1e-9));
+    }
+
+    @Test
+    void shouldReadAPlainNumberAsPriorityZeroAsInstancesBeforePrioritiesSendIt() throws Exception {
+        // Given: an older instance's field, whose demand is a plain number
+        try (var client = io.lettuce.core.RedisClient.create(server.uri()); var c = client.connect()) {
+            long farFuture = System.currentTimeMillis() + LEASE.toMillis();
+            c.sync().hset(CapacityLeaseScript.tableName(application), "old", farFuture + " 100 300 0,1,2,3");
+        }
+
+        // When: a new instance asking 400/s at priority 1 renews
+        CapacityLeases.Lease lease = instance("new").renew(PriorityDemand.of(new double[] {0, 400}),
+                List.of(4, 5, 6, 7));
+
+        // Then: the old instance's 300/s counts at priority 0: the new one gets what it leaves, less its grant
+        assertThat(lease.grant()).isCloseTo(100, within(1e-9));
+        assertThat(lease.instances()).isEqualTo(2);
+    }
+
+    /** {@code unitsPerSecond} at the highest priority. */
+    private static PriorityDemand d(double unitsPerSecond) {
+        return PriorityDemand.ofHighest(unitsPerSecond);
     }
 }

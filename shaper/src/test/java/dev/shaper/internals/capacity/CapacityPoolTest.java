@@ -20,8 +20,8 @@ class CapacityPoolTest {
         CapacityPool.Member a = pool.join(0);
         CapacityPool.Member b = pool.join(1);
         assertThat(pool.pooled()).isEqualTo(100);
-        assertThat(a.update(0)).isEqualTo(50);
-        assertThat(b.update(0)).isEqualTo(50);
+        assertThat(a.update(d(0))).isEqualTo(50);
+        assertThat(b.update(d(0))).isEqualTo(50);
     }
 
     @Test
@@ -29,11 +29,11 @@ class CapacityPoolTest {
         CapacityPool.Member busy = pool.join(2);
         CapacityPool.Member quiet = pool.join(3);
         // The quiet task's first tick gives it headroom (55), which the busy one cannot take from it at once
-        assertThat(quiet.update(10)).isEqualTo(55);
-        assertThat(busy.update(1_000)).isEqualTo(45);
+        assertThat(quiet.update(d(10))).isEqualTo(55);
+        assertThat(busy.update(d(1_000))).isEqualTo(45);
         // From their next ticks on: the quiet one uses what it asks, the busy one gets the rest
-        assertThat(quiet.update(10)).isEqualTo(10);
-        assertThat(busy.update(1_000)).isEqualTo(90);
+        assertThat(quiet.update(d(10))).isEqualTo(10);
+        assertThat(busy.update(d(1_000))).isEqualTo(90);
     }
 
     @Test
@@ -41,13 +41,13 @@ class CapacityPoolTest {
         CapacityPool.Member small = pool.join(4);
         CapacityPool.Member medium = pool.join(5);
         CapacityPool.Member large = pool.join(6); // 150 pooled
-        small.update(10);
-        medium.update(80);
-        large.update(1_000);
+        small.update(d(10));
+        medium.update(d(80));
+        large.update(d(1_000));
         // Again, now that every demand is known: 10, then 70 each of the 140 left
-        assertThat(small.update(10)).isEqualTo(10);
-        assertThat(medium.update(80)).isCloseTo(70, within(1e-9));
-        assertThat(large.update(1_000)).isCloseTo(70, within(1e-9));
+        assertThat(small.update(d(10))).isEqualTo(10);
+        assertThat(medium.update(d(80))).isCloseTo(70, within(1e-9));
+        assertThat(large.update(d(1_000))).isCloseTo(70, within(1e-9));
     }
 
     @Test
@@ -55,16 +55,16 @@ class CapacityPoolTest {
         CapacityPool.Member a = pool.join(7);
         CapacityPool.Member b = pool.join(8);
         List<CapacityPool.Member> both = List.of(a, b);
-        b.update(0);
-        assertThat(a.update(1_000)).isEqualTo(50); // b holds its headroom until its next tick
-        assertThat(b.update(0)).isZero();
-        assertThat(a.update(1_000)).isEqualTo(100);
+        b.update(d(0));
+        assertThat(a.update(d(1_000))).isEqualTo(50); // b holds its headroom until its next tick
+        assertThat(b.update(d(0))).isZero();
+        assertThat(a.update(d(1_000))).isEqualTo(100);
 
         // When: b wants as much; a still uses its 100 until its next tick
-        assertThat(b.update(1_000)).isZero();
+        assertThat(b.update(d(1_000))).isZero();
         assertThat(inUse(both)).isLessThanOrEqualTo(pool.pooled());
-        assertThat(a.update(1_000)).isEqualTo(50);
-        assertThat(b.update(1_000)).isEqualTo(50);
+        assertThat(a.update(d(1_000))).isEqualTo(50);
+        assertThat(b.update(d(1_000))).isEqualTo(50);
         assertThat(inUse(both)).isLessThanOrEqualTo(pool.pooled());
     }
 
@@ -72,10 +72,41 @@ class CapacityPoolTest {
     void shouldFreeALeavingTasksShareForTheOthers() {
         CapacityPool.Member a = pool.join(9);
         CapacityPool.Member b = pool.join(10);
-        a.update(1_000);
-        b.update(1_000);
+        a.update(d(1_000));
+        b.update(d(1_000));
         b.leave();
         assertThat(pool.pooled()).isEqualTo(50);
-        assertThat(a.update(1_000)).isEqualTo(50);
+        assertThat(a.update(d(1_000))).isEqualTo(50);
+    }
+
+    @Test
+    void shouldServeWhatTasksAskAtPriorityZeroBeforeWhatAnyAsksAtPriorityOne() {
+        // Given: 100/s pooled; an interactive task asks 70/s at priority 0, a backfill task 200/s at priority 1, and a
+        // mixed task 20/s at priority 0 and 200/s at priority 1
+        CapacityPool.Member interactive = pool.join(0);
+        CapacityPool.Member backfill = pool.join(1);
+        CapacityPool.Member mixed = pool.join(4);
+        assertThat(pool.pooled()).isEqualTo(150);
+        PriorityDemand interactiveDemand = PriorityDemand.of(new double[] {70});
+        PriorityDemand backfillDemand = PriorityDemand.of(new double[] {0, 200});
+        PriorityDemand mixedDemand = PriorityDemand.of(new double[] {20, 200});
+
+        // When: each reports twice (the second round sees the others' rates in use settle)
+        for (int round = 0; round < 3; round++) {
+            interactive.update(interactiveDemand);
+            backfill.update(backfillDemand);
+            mixed.update(mixedDemand);
+        }
+
+        // Then: priority 0 gets its 90/s whole; the 60/s left is split evenly between the priority 1 demands
+        assertThat(interactive.rate()).isCloseTo(70, within(1e-9));
+        assertThat(mixed.rate()).isCloseTo(20 + 30, within(1e-9));
+        assertThat(backfill.rate()).isCloseTo(30, within(1e-9));
+        assertThat(pool.demandByPriority()).isEqualTo(PriorityDemand.of(new double[] {90, 400}));
+    }
+
+    /** {@code unitsPerSecond} at the highest priority. */
+    private static PriorityDemand d(double unitsPerSecond) {
+        return PriorityDemand.ofHighest(unitsPerSecond);
     }
 }

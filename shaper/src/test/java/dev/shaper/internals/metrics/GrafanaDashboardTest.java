@@ -9,6 +9,7 @@ import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.capacity.CapacityCoordinator;
 import dev.shaper.internals.capacity.CapacityLeases;
 import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.PriorityDemand;
 import dev.shaper.testsupport.ManualScheduler;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -42,8 +43,8 @@ class GrafanaDashboardTest {
             metrics.bindCapacity(pool);
             metrics.bindCapacityCoordinator(new CapacityCoordinator(pool, new CapacityLeases() {
                 @Override
-                public Lease renew(double demand, Collection<Integer> partitions) {
-                    return new Lease(400, 400, 1, demand);
+                public Lease renew(PriorityDemand demand, Collection<Integer> partitions) {
+                    return new Lease(400, 400, 1, demand.total());
                 }
 
                 @Override
