@@ -88,7 +88,7 @@ public final class DemoRun implements AutoCloseable {
     private DemoRun(DemoSettings settings, PrintStream console) throws IOException {
         this.settings = settings;
         this.console = console;
-        this.view = new LiveView(console);
+        this.view = new LiveView(console, settings.totalRate());
         this.workDir = Files.createTempDirectory("shaper-demo-");
     }
 
@@ -164,9 +164,19 @@ public final class DemoRun implements AutoCloseable {
         return Math.max(1, Math.round(500 / settings.ratePerKey()));
     }
 
+    /**
+     * What one second of releases may hold under the total rate: one tick's worth more, as releases go by ticks, and
+     * one unit per task, as each task's limiter lets the last record of a tick take it up to one unit ahead.
+     */
+    long totalRateSecondLimit() {
+        return (long) Math.floor(settings.totalRate() * (1 + tickMs() / 1000.0)) + INPUT_PARTITIONS;
+    }
+
     private String shaperDescription() {
-        return Rates.format(settings.ratePerKey()) + "/s per key (capacity " + Rates.format(settings.capacity())
-                + "/s), max delay " + settings.maxDelay().toMillis() + " ms, tick " + tickMs() + " ms"
+        return Rates.format(settings.ratePerKey()) + "/s per key (" + Rates.format(settings.keysRate()) + "/s over "
+                + settings.keys() + " keys)" + (settings.hasTotalRate() ? ", DB capacity "
+                + Rates.format(settings.totalRate()) + "/s (total rate)" : "") + ", max delay "
+                + settings.maxDelay().toMillis() + " ms, tick " + tickMs() + " ms"
                 + (settings.admissionRate() > 0 ? ", admission " + Rates.format(settings.admissionRate())
                 + " tokens/s per key" + (settings.redisUri() == null ? " (local buckets)" : " (Redis)") : "");
     }
@@ -181,6 +191,9 @@ public final class DemoRun implements AutoCloseable {
         s.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, SHAPED_TOPIC);
         s.put(ShaperConfig.REJECTED_TOPIC_CONFIG, REJECTED_TOPIC);
         s.put(ShaperConfig.SHAPING_RATE_CONFIG, Double.toString(settings.ratePerKey()));
+        if (settings.hasTotalRate()) {
+            s.put(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, Double.toString(settings.totalRate()));
+        }
         s.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, Long.toString(settings.maxDelay().toMillis()));
         s.put(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(tickMs()));
         // The summary and the chart count releases per key and second at the time the shaper released them.
@@ -320,10 +333,12 @@ public final class DemoRun implements AutoCloseable {
             }
         });
         ReleaseWindows.Densest densest = new ReleaseWindows.Densest(null, 0);
+        int densestOfAllKeys = 0;
         if (writer != null) {
             writer.stop();
             quietly("DB writer", () -> writerThread.join(10_000));
             densest = safely(this::densestKeySecond, densest);
+            densestOfAllKeys = safely(this::densestSecondOfAllKeys, 0);
             writer.close();
         }
         quietly("monitor", () -> {
@@ -337,7 +352,8 @@ public final class DemoRun implements AutoCloseable {
             }
         });
         quietly("working directory", () -> Utils.delete(workDir.toFile()));
-        report(densest, !drained);
+        report(densest, new DemoSummary.AllKeysSecond(settings.totalRate(), totalRateSecondLimit(), densestOfAllKeys),
+                !drained);
     }
 
     private ReleaseWindows.Densest densestKeySecond() throws Exception {
@@ -348,14 +364,22 @@ public final class DemoRun implements AutoCloseable {
         }
     }
 
-    private void report(ReleaseWindows.Densest densest, boolean stoppedEarly) {
+    private int densestSecondOfAllKeys() throws Exception {
+        JdbcTarget db = new JdbcTarget(settings.jdbcUrl(), null, null);
+        try (Connection c = db.connect()) {
+            return ReleaseWindows.densestOfAllKeys(c, new ShapedRowsTable(ShapedRowsTable.DEFAULT_NAME, db.dialect()),
+                    runId, 1000);
+        }
+    }
+
+    private void report(ReleaseWindows.Densest densest, DemoSummary.AllKeysSecond allKeys, boolean stoppedEarly) {
         Sample last = timeline.last();
         if (last == null || writer == null) {
             return;
         }
         summary = new DemoSummary(pattern().describe() + ", " + settings.keys() + " keys; shaper "
                 + shaperDescription(), last, timeline, writer.stats(), densest,
-                (long) Math.floor(settings.ratePerKey()) + 1, stoppedEarly);
+                (long) Math.floor(settings.ratePerKey()) + 1, allKeys, stoppedEarly);
         String table = summary.format();
         console.println();
         console.print(table);
@@ -363,7 +387,7 @@ public final class DemoRun implements AutoCloseable {
             Files.createDirectories(settings.outputDir());
             Path chart = settings.outputDir().resolve(CHART_FILE);
             Files.writeString(chart, HtmlChart.render("Shaper demo, run " + runId, timeline.rates(),
-                    settings.capacity(), table), StandardCharsets.UTF_8);
+                    settings.keysRate(), settings.totalRate(), table), StandardCharsets.UTF_8);
             console.println("chart: " + chart.toAbsolutePath());
         });
     }

@@ -45,6 +45,8 @@ class CommandLineTest {
         "db-writer | --max-batch    | 0      | expected a whole number >= 1, got '0'",
         "demo      | --rate         | 0      | expected a number > 0, got '0'",
         "demo      | --max-delay    | soon   | expected a duration >= 0 such as 500ms, 10s or 2m, got 'soon'",
+        "demo      | --total-rate   | -5     | expected a number >= 0, got '-5'",
+        "demo      | --total-rate   | lots   | expected a number >= 0, got 'lots'",
     })
     void shouldNameTheOptionAndTheExpectedValueWhenAValueIsBad(String command, String option, String value,
                                                                String expected) {
@@ -126,7 +128,26 @@ class CommandLineTest {
 
     @Test
     void shouldProduceForThirtySecondsWhenNoLimitIsGiven() {
-        assertThat(parse("produce").traffic.limit()).isEqualTo(TrafficLimit.of(Duration.ofSeconds(30)));
+        ProduceCommand produce = parse("produce");
+
+        assertThat(produce.traffic.limit()).isEqualTo(TrafficLimit.of(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void shouldCapTheDemoAtTheTotalRateWhenOneIsGiven() {
+        DemoCommand demo = parse("demo", "--total-rate", "40.5");
+
+        assertThat(demo.settings().totalRate()).isEqualTo(40.5);
+        assertThat(demo.settings().hasTotalRate()).isTrue();
+    }
+
+    @Test
+    void shouldRunTheDemoWithoutACapWhenNoTotalRateIsGiven() {
+        DemoCommand absent = parse("demo");
+        DemoCommand zero = parse("demo", "--total-rate", "0");
+
+        assertThat(absent.settings().hasTotalRate()).isFalse();
+        assertThat(zero.settings().hasTotalRate()).isFalse();
     }
 
     @Test
@@ -137,9 +158,11 @@ class CommandLineTest {
         assertThat(out.toString()).contains("produce", "db-writer", "demo");
     }
 
-    private static ProduceCommand parse(String... args) {
+    /** The subcommand {@code args} name, its options read. */
+    @SuppressWarnings("unchecked")
+    private static <T> T parse(String... args) {
         CommandLine cli = ProducerDemo.commandLine();
         CommandLine.ParseResult result = cli.parseArgs(args);
-        return (ProduceCommand) result.subcommand().commandSpec().userObject();
+        return (T) result.subcommand().commandSpec().userObject();
     }
 }
