@@ -1,8 +1,12 @@
 package dev.shaper.demo.cli;
 
+import dev.shaper.demo.db.BatchObserver;
+import dev.shaper.demo.db.BatchWriter;
+import dev.shaper.demo.db.DbSlowdown;
 import dev.shaper.demo.db.DbWriter;
 import dev.shaper.demo.db.JdbcTarget;
 import dev.shaper.demo.db.ShapedRowsTable;
+import dev.shaper.demo.traffic.Ticker;
 import java.io.PrintWriter;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -63,6 +67,13 @@ public final class DbWriterCommand implements Callable<Integer> {
             description = "stop after this long (default: run until Ctrl-C)")
     Duration duration;
 
+    @Option(names = "--db-slowdown", paramLabel = "START+LENGTH:DELAY",
+            converter = OptionConverters.DbSlowdownSpec.class,
+            description = "fault injection: from START after the writer starts, for LENGTH, each database batch"
+                    + " takes DELAY longer (its transaction held open before the commit), e.g. 10s+10s:50ms"
+                    + " (default: none)")
+    DbSlowdown dbSlowdown;
+
     @Override
     public Integer call() throws Exception {
         JdbcTarget target = Checks.option(spec, "--jdbc-url", () -> new JdbcTarget(jdbcUrl, user, password));
@@ -70,12 +81,16 @@ public final class DbWriterCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         DbWriter writer;
         try {
-            writer = new DbWriter(kafka.bootstrapServers(), topic, group, maxBatch, target.connect(), rows,
-                    Clock.systemUTC());
+            BatchWriter batches = new BatchWriter(target.connect(), rows, Clock.systemUTC(), Ticker.SYSTEM,
+                    dbSlowdown, BatchObserver.NONE);
+            writer = new DbWriter(kafka.bootstrapServers(), topic, group, maxBatch, batches);
         } catch (SQLException e) {
             throw new CommandFailure("cannot open the table " + table + " in " + target + ": " + e.getMessage());
         }
         out.printf("Writing %s to table %s in %s (group %s)%n", topic, table, target, group);
+        if (dbSlowdown != null) {
+            out.println("Injecting a slow database: " + dbSlowdown.describe());
+        }
         out.flush();
         long start = System.nanoTime();
         ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor();

@@ -9,7 +9,9 @@ import java.util.List;
 /**
  * Writes one batch of rows in one database transaction: inserts the rows whose ids are absent, commits, and tells
  * {@link WriterStats} and a {@link BatchObserver} how it went and how long it took, from the start of the insert
- * to the end of the commit (or of the rollback, for a batch the database refused). Used by one thread at a time.
+ * to the end of the commit (or of the rollback, for a batch the database refused). A {@link DbSlowdown} holds the
+ * transactions of the batches it covers open longer before their commit; that time counts in their latency, as
+ * a slow database's would. Used by one thread at a time.
  */
 public final class BatchWriter implements AutoCloseable {
 
@@ -17,31 +19,36 @@ public final class BatchWriter implements AutoCloseable {
     private final ShapedRowsTable table;
     private final Clock clock;
     private final Ticker ticker;
+    private final DbSlowdown slowdown;
     private final BatchObserver observer;
     private final WriterStats stats = new WriterStats();
+    private final long startNanos;
 
-    /** A writer on the real clock that tells no one but its stats. */
+    /** A writer on the real clock, with no slowdown, that tells no one but its stats. */
     public BatchWriter(Connection connection, ShapedRowsTable table, Clock clock) throws SQLException {
-        this(connection, table, clock, Ticker.SYSTEM, BatchObserver.NONE);
+        this(connection, table, clock, Ticker.SYSTEM, null, BatchObserver.NONE);
     }
 
     /**
-     * Creates the table if it is missing.
+     * Creates the table if it is missing; the writer's start, which a slowdown counts from, is now.
      *
      * @param connection an open connection the writer owns from now on (closed by {@link #close()})
      * @param clock      the wall clock of the rows' {@code written_ms}
-     * @param ticker     the clock of the batches' latency
+     * @param ticker     the clock of the batches' latency and of the slowdown, and what waits out its delay
+     * @param slowdown   the fault to inject, or null for none
      */
-    public BatchWriter(Connection connection, ShapedRowsTable table, Clock clock, Ticker ticker,
+    public BatchWriter(Connection connection, ShapedRowsTable table, Clock clock, Ticker ticker, DbSlowdown slowdown,
                        BatchObserver observer) throws SQLException {
         this.connection = connection;
         this.table = table;
         this.clock = clock;
         this.ticker = ticker;
+        this.slowdown = slowdown;
         this.observer = observer;
         connection.setAutoCommit(false);
         table.createIfMissing(connection);
         connection.commit();
+        this.startNanos = ticker.nanoTime();
     }
 
     /**
@@ -56,6 +63,7 @@ public final class BatchWriter implements AutoCloseable {
         int inserted;
         try {
             inserted = table.insertAbsent(connection, rows, clock.millis());
+            holdIfSlowedDown(start);
             connection.commit();
         } catch (SQLException e) {
             rollbackQuietly(e);
@@ -66,6 +74,17 @@ public final class BatchWriter implements AutoCloseable {
         stats.batchCommitted(rows.size(), inserted, latencyNanos / 1000);
         observer.batchEnded(units, latencyNanos, true);
         return inserted;
+    }
+
+    /** Waits out the slowdown's extra delay if it covers the batch that began at {@code batchStartNanos}. */
+    private void holdIfSlowedDown(long batchStartNanos) {
+        long extraNanos = slowdown == null ? 0 : slowdown.extraDelayNanos(batchStartNanos - startNanos);
+        long until = ticker.nanoTime() + extraNanos;
+        // The ticker may wake early; an interrupt (a stop) ends the wait instead of spinning through it.
+        for (long left = extraNanos; left > 0 && !Thread.currentThread().isInterrupted();
+             left = until - ticker.nanoTime()) {
+            ticker.sleepNanos(left);
+        }
     }
 
     private void rollbackQuietly(SQLException cause) {

@@ -3,6 +3,7 @@ package dev.shaper.demo.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shaper.demo.ProducerDemo;
+import dev.shaper.demo.db.DbSlowdown;
 import dev.shaper.demo.traffic.Bursts;
 import dev.shaper.demo.traffic.Ramp;
 import dev.shaper.demo.traffic.TrafficLimit;
@@ -47,6 +48,13 @@ class CommandLineTest {
         "demo      | --max-delay    | soon   | expected a duration >= 0 such as 500ms, 10s or 2m, got 'soon'",
         "demo      | --total-rate   | -5     | expected a number >= 0, got '-5'",
         "demo      | --total-rate   | lots   | expected a number >= 0, got 'lots'",
+        "db-writer | --db-slowdown  | 10s    | expected START+LENGTH:DELAY with LENGTH and DELAY > 0, such as 10s+10s",
+        "db-writer | --db-slowdown  | 10s    | each database batch 50 ms slower), got '10s'",
+        "db-writer | --db-slowdown  | 10s+10s | each database batch 50 ms slower), got '10s+10s'",
+        "db-writer | --db-slowdown  | 10s+0s:50ms | each database batch 50 ms slower), got '10s+0s:50ms'",
+        "db-writer | --db-slowdown  | 10s+10s:0ms | each database batch 50 ms slower), got '10s+10s:0ms'",
+        "db-writer | --db-slowdown  | 10+10s:50ms | each database batch 50 ms slower), got '10+10s:50ms'",
+        "db-writer | --db-slowdown  | 10s+10s:50ms:1s | each database batch 50 ms slower), got '10s+10s:50ms:1s'",
     })
     void shouldNameTheOptionAndTheExpectedValueWhenAValueIsBad(String command, String option, String value,
                                                                String expected) {
@@ -131,6 +139,21 @@ class CommandLineTest {
         ProduceCommand produce = parse("produce");
 
         assertThat(produce.traffic.limit()).isEqualTo(TrafficLimit.of(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void shouldReadTheDbSlowdownWhenItIsGivenAsStartLengthAndDelay() {
+        DbWriterCommand writer = parse("db-writer", "--db-slowdown", "1.5m+500ms:1s");
+
+        assertThat(writer.dbSlowdown).isEqualTo(new DbSlowdown(Duration.ofSeconds(90), Duration.ofMillis(500),
+                Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void shouldInjectNoSlowdownWhenNoneIsGiven() {
+        DbWriterCommand writer = parse("db-writer");
+
+        assertThat(writer.dbSlowdown).isNull();
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -37,7 +38,11 @@ class BatchWriterTest {
     }
 
     private BatchWriter writer() throws SQLException {
-        writer = new BatchWriter(DriverManager.getConnection(url), table, Clock.systemUTC(), ticker,
+        return writer(null);
+    }
+
+    private BatchWriter writer(DbSlowdown slowdown) throws SQLException {
+        writer = new BatchWriter(DriverManager.getConnection(url), table, Clock.systemUTC(), ticker, slowdown,
                 (units, latencyNanos, ok) -> told.add(new Batch(units, latencyNanos, ok)));
         return writer;
     }
@@ -74,6 +79,28 @@ class BatchWriterTest {
         assertThat(told).containsExactly(new Batch(5, 0, true), new Batch(5, 0, true));
         assertThat(writer.stats().batches()).isEqualTo(2);
         assertThat(writer.stats().rowsSkipped()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldSlowDownTheBatchesThatBeginWithinTheSlowdownWhenOneIsSet() throws SQLException {
+        // Given: from 10 s after the start, for 10 s, each batch 50 ms slower
+        BatchWriter writer = writer(new DbSlowdown(Duration.ofSeconds(10), Duration.ofSeconds(10),
+                Duration.ofMillis(50)));
+        List<Long> beganAtMs = List.of(0L, 9_999L, 10_000L, 19_900L, 20_000L, 30_000L);
+
+        // When: a batch begins at each of these times after the start
+        for (int i = 0; i < beganAtMs.size(); i++) {
+            long elapsedMs = ticker.nanoTime() / 1_000_000;
+            ticker.advance(Duration.ofMillis(beganAtMs.get(i) - elapsedMs));
+            writer.write(rows("k" + i, 2), 2);
+        }
+
+        // Then: those from 10 s to before 20 s took 50 ms more (the fake clock moves only while the writer waits),
+        // and all were committed
+        assertThat(told).extracting(Batch::latencyNanos).containsExactly(0L, 0L, 50_000_000L, 50_000_000L, 0L, 0L);
+        assertThat(told).allSatisfy(b -> assertThat(b.ok()).isTrue());
+        assertThat(count()).isEqualTo(12);
+        assertThat(writer.stats().batchLatency().percentile(100)).isEqualTo(50_000);
     }
 
     @Test
