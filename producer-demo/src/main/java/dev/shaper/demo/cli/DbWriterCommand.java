@@ -7,6 +7,7 @@ import dev.shaper.demo.db.DbWriter;
 import dev.shaper.demo.db.JdbcTarget;
 import dev.shaper.demo.db.ShapedRowsTable;
 import dev.shaper.demo.traffic.Ticker;
+import dev.shaper.feedback.FeedbackReporter;
 import java.io.PrintWriter;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -34,6 +35,9 @@ public final class DbWriterCommand implements Callable<Integer> {
 
     @Mixin
     KafkaOptions kafka;
+
+    @Mixin
+    FeedbackOptions feedback;
 
     @Option(names = "--topic", defaultValue = "${env:SHAPER_OUTPUT_TOPIC:-shaper-shaped}",
             description = "topic to consume (default: ${DEFAULT-VALUE}; environment: SHAPER_OUTPUT_TOPIC, as for"
@@ -78,11 +82,28 @@ public final class DbWriterCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         JdbcTarget target = Checks.option(spec, "--jdbc-url", () -> new JdbcTarget(jdbcUrl, user, password));
         ShapedRowsTable rows = Checks.option(spec, "--table", () -> new ShapedRowsTable(table, target.dialect()));
+        String writerId = feedback.writerId();
         PrintWriter out = spec.commandLine().getOut();
+        FeedbackReporter reporter = feedback.startReporter(kafka.bootstrapServers(), writerId);
+        try {
+            if (reporter != null) {
+                out.printf("Reporting the writes to %s every %d ms as writer %s%n", feedback.topic(),
+                        feedback.interval().toMillis(), writerId);
+            }
+            write(target, rows, reporter == null ? BatchObserver.NONE : reporter::recordWrite, out);
+        } finally {
+            if (reporter != null) {
+                reporter.close(); // after the writer: its last window holds the last batches
+            }
+        }
+        return 0;
+    }
+
+    private void write(JdbcTarget target, ShapedRowsTable rows, BatchObserver observer, PrintWriter out) {
         DbWriter writer;
         try {
             BatchWriter batches = new BatchWriter(target.connect(), rows, Clock.systemUTC(), Ticker.SYSTEM,
-                    dbSlowdown, BatchObserver.NONE);
+                    dbSlowdown, observer);
             writer = new DbWriter(kafka.bootstrapServers(), topic, group, maxBatch, batches);
         } catch (SQLException e) {
             throw new CommandFailure("cannot open the table " + table + " in " + target + ": " + e.getMessage());
@@ -117,6 +138,5 @@ public final class DbWriterCommand implements Callable<Integer> {
             }
         }
         out.println(writer.stats().summary((System.nanoTime() - start) / 1e9));
-        return 0;
     }
 }

@@ -48,6 +48,8 @@ class CommandLineTest {
         "demo      | --max-delay    | soon   | expected a duration >= 0 such as 500ms, 10s or 2m, got 'soon'",
         "demo      | --total-rate   | -5     | expected a number >= 0, got '-5'",
         "demo      | --total-rate   | lots   | expected a number >= 0, got 'lots'",
+        "db-writer | --feedback-interval | 0s | expected a duration > 0 such as 500ms, 10s or 2m, got '0s'",
+        "db-writer | --writer-id    | a b    | expected 1 to 255 visible characters without spaces, got 'a b'",
         "db-writer | --db-slowdown  | 10s    | expected START+LENGTH:DELAY with LENGTH and DELAY > 0, such as 10s+10s",
         "db-writer | --db-slowdown  | 10s    | each database batch 50 ms slower), got '10s'",
         "db-writer | --db-slowdown  | 10s+10s | each database batch 50 ms slower), got '10s+10s'",
@@ -139,6 +141,34 @@ class CommandLineTest {
         ProduceCommand produce = parse("produce");
 
         assertThat(produce.traffic.limit()).isEqualTo(TrafficLimit.of(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void shouldReportAsTheGivenWriterWhenAFeedbackTopicIsGiven() {
+        DbWriterCommand writer = parse("db-writer", "--feedback-topic", "db-feedback", "--writer-id", "writer-7",
+                "--feedback-interval", "250ms");
+
+        assertThat(writer.feedback.enabled()).isTrue();
+        assertThat(writer.feedback.topic()).isEqualTo("db-feedback");
+        assertThat(writer.feedback.writerId()).isEqualTo("writer-7");
+        assertThat(writer.feedback.interval()).isEqualTo(Duration.ofMillis(250));
+    }
+
+    @Test
+    void shouldNotReportWhenNoFeedbackTopicIsGiven() {
+        DbWriterCommand absent = parse("db-writer");
+        DbWriterCommand empty = parse("db-writer", "--feedback-topic", "");
+
+        assertThat(absent.feedback.enabled()).isFalse();
+        assertThat(empty.feedback.enabled()).isFalse();
+        assertThat(absent.feedback.interval()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void shouldNameTheWriterAfterItsHostAndProcessWhenNoWriterIdIsGiven() {
+        DbWriterCommand writer = parse("db-writer", "--feedback-topic", "db-feedback");
+
+        assertThat(writer.feedback.writerId()).matches("\\p{Graph}+-" + ProcessHandle.current().pid());
     }
 
     @Test
