@@ -1,5 +1,6 @@
 package dev.shaper.demo.cli;
 
+import dev.shaper.demo.db.DbSlowdown;
 import dev.shaper.demo.db.JdbcTarget;
 import dev.shaper.demo.embedded.DemoRun;
 import dev.shaper.demo.embedded.DemoSettings;
@@ -78,6 +79,17 @@ public final class DemoCommand implements Callable<Integer> {
             description = "database the DB writer fills (default: ${DEFAULT-VALUE}, in memory)")
     String jdbcUrl;
 
+    @Option(names = "--db-slowdown", paramLabel = "START+LENGTH:DELAY",
+            converter = OptionConverters.DbSlowdownSpec.class,
+            description = "fault injection: from START after the DB writer starts, for LENGTH, each database batch"
+                    + " takes DELAY longer, e.g. 10s+10s:50ms (default: none)")
+    DbSlowdown dbSlowdown;
+
+    @Option(names = "--feedback",
+            description = "the DB writer reports its writes to the topic " + DemoRun.FEEDBACK_TOPIC + " once a"
+                    + " second, as a writer with --feedback-topic does (default: off)")
+    boolean feedback;
+
     @Option(names = "--output-dir", defaultValue = ".",
             description = "directory for the chart " + DemoRun.CHART_FILE + " (default: the current directory)")
     Path outputDir;
@@ -111,6 +123,6 @@ public final class DemoCommand implements Callable<Integer> {
                     + " '--redis-uri': expected redis://host:port or rediss://host:port, got '" + redisUri + "'");
         }
         return new DemoSettings(duration, rate, totalRate, keys, zipf, baseRate, burstSize, burstEvery, recordSize,
-                maxDelay, admissionRate, redisUri, jdbcUrl, outputDir, drainTimeout);
+                maxDelay, admissionRate, redisUri, jdbcUrl, dbSlowdown, feedback, outputDir, drainTimeout);
     }
 }

@@ -2,6 +2,8 @@ package dev.shaper.demo.embedded;
 
 import dev.shaper.ShaperApplication;
 import dev.shaper.ShaperConfig;
+import dev.shaper.demo.db.BatchObserver;
+import dev.shaper.demo.db.BatchWriter;
 import dev.shaper.demo.db.DbWriter;
 import dev.shaper.demo.db.JdbcTarget;
 import dev.shaper.demo.db.ReleaseWindows;
@@ -14,6 +16,7 @@ import dev.shaper.demo.traffic.TrafficGenerator;
 import dev.shaper.demo.traffic.TrafficLimit;
 import dev.shaper.demo.traffic.TrafficPattern;
 import dev.shaper.demo.traffic.ZipfKeys;
+import dev.shaper.feedback.FeedbackReporter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -51,6 +54,10 @@ public final class DemoRun implements AutoCloseable {
     public static final String INPUT_TOPIC = "shaper-input";
     public static final String SHAPED_TOPIC = "shaper-shaped";
     public static final String REJECTED_TOPIC = "shaper-rejected";
+    /** Where the DB writer reports its writes, with {@link DemoSettings#feedback()}. */
+    public static final String FEEDBACK_TOPIC = "shaper-feedback";
+    /** The DB writer's id in its reports. */
+    public static final String WRITER_ID = "demo-db-writer";
     /** The chart's file name in the output directory. */
     public static final String CHART_FILE = "shaper-demo.html";
     static final int INPUT_PARTITIONS = 2;
@@ -58,6 +65,7 @@ public final class DemoRun implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DemoRun.class);
     private static final long SAMPLE_INTERVAL_MS = 1000;
     private static final Duration SHAPER_START_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration FEEDBACK_INTERVAL = Duration.ofSeconds(1);
 
     private final DemoSettings settings;
     private final PrintStream console;
@@ -75,6 +83,7 @@ public final class DemoRun implements AutoCloseable {
     private KafkaRecordSink sink;
     private TrafficGenerator generator;
     private Thread producerThread;
+    private FeedbackReporter reporter;
     private DbWriter writer;
     private Thread writerThread;
     private TopicMonitor monitor;
@@ -112,6 +121,9 @@ public final class DemoRun implements AutoCloseable {
         // and the broker's append time is then the closest clock to their release.
         kafka.createTopics(INPUT_PARTITIONS, EmbeddedKafka.APPEND_TIME, SHAPED_TOPIC);
         kafka.createTopics(1, Map.of(), REJECTED_TOPIC);
+        if (settings.feedback()) {
+            kafka.createTopics(1, Map.of(), FEEDBACK_TOPIC);
+        }
 
         console.println("Starting the shaper: " + shaperDescription());
         shaper = ShaperApplication.create(shaperSettings());
@@ -120,9 +132,20 @@ public final class DemoRun implements AutoCloseable {
         console.println("The shaper's metrics and health: http://localhost:" + shaper.httpPort()
                 + "/metrics, /health/ready, /buckets/{key}");
 
+        BatchObserver observer = BatchObserver.NONE;
+        if (settings.feedback()) {
+            reporter = FeedbackReporter.start(kafka.bootstrapServers(), FEEDBACK_TOPIC, WRITER_ID, FEEDBACK_INTERVAL);
+            observer = reporter::recordWrite;
+            console.println("The DB writer reports its writes to " + FEEDBACK_TOPIC + " every "
+                    + FEEDBACK_INTERVAL.toSeconds() + " s as writer " + WRITER_ID);
+        }
+        if (settings.dbSlowdown() != null) {
+            console.println("Injecting a slow database: " + settings.dbSlowdown().describe());
+        }
         JdbcTarget db = new JdbcTarget(settings.jdbcUrl(), null, null);
-        writer = new DbWriter(kafka.bootstrapServers(), SHAPED_TOPIC, "shaper-demo-db-writer", 500, db.connect(),
-                new ShapedRowsTable(ShapedRowsTable.DEFAULT_NAME, db.dialect()), Clock.systemUTC());
+        writer = new DbWriter(kafka.bootstrapServers(), SHAPED_TOPIC, "shaper-demo-db-writer", 500,
+                new BatchWriter(db.connect(), new ShapedRowsTable(ShapedRowsTable.DEFAULT_NAME, db.dialect()),
+                        Clock.systemUTC(), Ticker.SYSTEM, settings.dbSlowdown(), observer));
         writerThread = new Thread(this::runWriter, "shaper-demo-db-writer");
         writerThread.start();
         monitor = new TopicMonitor(kafka.bootstrapServers(), SHAPED_TOPIC, REJECTED_TOPIC);
@@ -341,6 +364,12 @@ public final class DemoRun implements AutoCloseable {
             densestOfAllKeys = safely(this::densestSecondOfAllKeys, 0);
             writer.close();
         }
+        // After the writer, before the broker: its last report holds the writer's last batches.
+        quietly("feedback reporter", () -> {
+            if (reporter != null) {
+                reporter.close();
+            }
+        });
         quietly("monitor", () -> {
             if (monitor != null) {
                 monitor.close();

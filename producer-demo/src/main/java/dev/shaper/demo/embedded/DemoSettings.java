@@ -1,5 +1,6 @@
 package dev.shaper.demo.embedded;
 
+import dev.shaper.demo.db.DbSlowdown;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -21,13 +22,15 @@ import java.time.Duration;
  * @param admissionRate admission tokens/s per key (0: no admission stage)
  * @param redisUri      Redis of the admission counters, or null for local buckets
  * @param jdbcUrl       the database the DB writer fills
+ * @param dbSlowdown    a slowdown the DB writer injects into its batches, or null for none
+ * @param feedback      whether the DB writer reports its writes to {@link DemoRun#FEEDBACK_TOPIC}
  * @param outputDir     where the chart goes
  * @param drainTimeout  how long to wait after the producer stops for the queues to empty
  */
 public record DemoSettings(Duration duration, double ratePerKey, double totalRate, int keys, double zipfExponent,
                            double baseRate, int burstSize, Duration burstEvery, int recordSize, Duration maxDelay,
-                           double admissionRate, String redisUri, String jdbcUrl, Path outputDir,
-                           Duration drainTimeout) {
+                           double admissionRate, String redisUri, String jdbcUrl, DbSlowdown dbSlowdown,
+                           boolean feedback, Path outputDir, Duration drainTimeout) {
 
     /** Settings whose total rate is a number >= 0. */
     public DemoSettings {

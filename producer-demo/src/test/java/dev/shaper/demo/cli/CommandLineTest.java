@@ -56,6 +56,7 @@ class CommandLineTest {
         "db-writer | --db-slowdown  | 10s+0s:50ms | each database batch 50 ms slower), got '10s+0s:50ms'",
         "db-writer | --db-slowdown  | 10s+10s:0ms | each database batch 50 ms slower), got '10s+10s:0ms'",
         "db-writer | --db-slowdown  | 10+10s:50ms | each database batch 50 ms slower), got '10+10s:50ms'",
+        "demo      | --db-slowdown  | 10s+10s | each database batch 50 ms slower), got '10s+10s'",
         "db-writer | --db-slowdown  | 10s+10s:50ms:1s | each database batch 50 ms slower), got '10s+10s:50ms:1s'",
     })
     void shouldNameTheOptionAndTheExpectedValueWhenAValueIsBad(String command, String option, String value,
@@ -192,6 +193,23 @@ class CommandLineTest {
 
         assertThat(demo.settings().totalRate()).isEqualTo(40.5);
         assertThat(demo.settings().hasTotalRate()).isTrue();
+    }
+
+    @Test
+    void shouldPassTheSlowdownAndTheFeedbackToTheDemoWhenGiven() {
+        DemoCommand demo = parse("demo", "--db-slowdown", "10s+10s:50ms", "--feedback");
+
+        assertThat(demo.settings().dbSlowdown()).isEqualTo(new DbSlowdown(Duration.ofSeconds(10),
+                Duration.ofSeconds(10), Duration.ofMillis(50)));
+        assertThat(demo.settings().feedback()).isTrue();
+    }
+
+    @Test
+    void shouldRunTheDemoWithoutSlowdownOrFeedbackWhenNeitherIsGiven() {
+        DemoCommand demo = parse("demo");
+
+        assertThat(demo.settings().dbSlowdown()).isNull();
+        assertThat(demo.settings().feedback()).isFalse();
     }
 
     @Test

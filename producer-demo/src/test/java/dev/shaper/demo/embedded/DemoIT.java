@@ -2,6 +2,8 @@ package dev.shaper.demo.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.demo.db.DbSlowdown;
+import dev.shaper.feedback.FeedbackReport;
 import dev.shaper.testsupport.ArrivalStats;
 import dev.shaper.testsupport.CollectedRecord;
 import dev.shaper.testsupport.CommittedRecordCollector;
@@ -59,7 +61,7 @@ class DemoIT {
     @Test
     void shouldProtectTheDatabaseAndAccountForEveryRecord() throws Exception {
         // Given: bursts of 150 every 3 s over 40/s background, 4 keys at 20/s each (80/s together), no total rate
-        DemoSettings settings = settings(Duration.ofSeconds(10), 0);
+        DemoSettings settings = settings(Duration.ofSeconds(10), 0, null, false);
 
         // When: the demo runs to the end
         Outcome outcome = runToTheEnd(settings);
@@ -81,9 +83,11 @@ class DemoIT {
 
     @Test
     void shouldHoldTheDatabaseToTheTotalRateWhenOneIsSet() throws Exception {
-        // Given: the same bursts (90/s offered on average), 4 keys at 20/s, and a database of 40/s
+        // Given: the same bursts (90/s offered on average), 4 keys at 20/s, and a database of 40/s whose writer
+        // reports to the shaper, each batch 5 ms slower
         double totalRate = 40;
-        DemoSettings settings = settings(Duration.ofSeconds(8), totalRate);
+        DemoSettings settings = settings(Duration.ofSeconds(8), totalRate,
+                new DbSlowdown(Duration.ZERO, Duration.ofMinutes(1), Duration.ofMillis(5)), true);
 
         // When
         Outcome outcome = runToTheEnd(settings);
@@ -102,6 +106,13 @@ class DemoIT {
         assertThat(outcome.console()).contains("40/s, the shaper's total rate")
                 .containsPattern("densest second +" + densest + " rows of all keys");
         assertThat(Files.readString(output.resolve(DemoRun.CHART_FILE))).contains("DB capacity (40/s)");
+        // And: the writer's reports so far, keyed by it, count no more than the rows, each batch's 5 ms included
+        assertThat(outcome.reports()).isNotEmpty()
+                .allSatisfy(r -> assertThat(r.writerId()).isEqualTo(DemoRun.WRITER_ID));
+        assertThat(outcome.reports().stream().mapToLong(r -> r.report().writes()).sum())
+                .isPositive().isLessThanOrEqualTo(outcome.rows().size());
+        assertThat(outcome.reports()).filteredOn(r -> r.report().writes() > 0)
+                .allSatisfy(r -> assertThat(r.report().latencyP99Ms()).isGreaterThanOrEqualTo(5.0));
     }
 
     /**
@@ -126,10 +137,14 @@ class DemoIT {
     }
 
     /** Bursts of 150 every 3 s over 40/s background, 4 keys at 20/s each, a 2 s bound on the wait. */
-    private DemoSettings settings(Duration duration, double totalRate) {
+    private DemoSettings settings(Duration duration, double totalRate, DbSlowdown dbSlowdown, boolean feedback) {
         String jdbcUrl = "jdbc:h2:mem:demo-it-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
         return new DemoSettings(duration, RATE_PER_KEY, totalRate, 4, 1.0, 40, 150, Duration.ofSeconds(3), 80,
-                Duration.ofSeconds(2), 0, null, jdbcUrl, output, Duration.ofSeconds(30));
+                Duration.ofSeconds(2), 0, null, jdbcUrl, dbSlowdown, feedback, output, Duration.ofSeconds(30));
+    }
+
+    /** One report on the feedback topic and the writer it is keyed by. */
+    private record KeyedReport(String writerId, FeedbackReport report) {
     }
 
     /**
@@ -139,8 +154,10 @@ class DemoIT {
      * @param rows    the database's rows, as records read from the output with their release time
      * @param report  every produced id against the rows and the rejected records
      * @param workDir the broker's and the shaper's directory (gone once the demo closed)
+     * @param reports the DB writer's reports on the feedback topic before the demo closed (none without feedback)
      */
-    private record Outcome(String console, List<CollectedRecord> rows, VerificationReport report, Path workDir) {
+    private record Outcome(String console, List<CollectedRecord> rows, VerificationReport report, Path workDir,
+                           List<KeyedReport> reports) {
     }
 
     /** Runs the demo until everything drained and closes it; reads what it produced, rejected and wrote. */
@@ -148,12 +165,16 @@ class DemoIT {
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         List<RecordId> produced;
         List<CollectedRecord> rejected;
+        List<KeyedReport> reports = List.of();
         Path workDir;
         try (DemoRun run = DemoRun.start(settings, new PrintStream(console, true, StandardCharsets.UTF_8))) {
             workDir = run.workDir();
             assertThat(run.awaitCompletion()).as("drained; console:%n%s", console).isTrue();
             produced = inputIds(run.bootstrapServers());
             rejected = rejectedRecords(run.bootstrapServers(), produced.size());
+            if (settings.feedback()) {
+                reports = feedbackReports(run.bootstrapServers());
+            }
         }
         List<CollectedRecord> rows = databaseRows(settings.jdbcUrl());
         List<CollectedRecord> all = new ArrayList<>(rows);
@@ -161,7 +182,26 @@ class DemoIT {
         VerificationReport report = ShapedOutputVerifier.verify(produced, all);
         System.out.println(console.toString(StandardCharsets.UTF_8));
         System.out.println(report.summary());
-        return new Outcome(console.toString(StandardCharsets.UTF_8), rows, report, workDir);
+        return new Outcome(console.toString(StandardCharsets.UTF_8), rows, report, workDir, reports);
+    }
+
+    /** The reports on the feedback topic so far. */
+    private static List<KeyedReport> feedbackReports(String bootstrapServers) throws Exception {
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            TopicPartition partition = new TopicPartition(DemoRun.FEEDBACK_TOPIC, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long end = consumer.endOffsets(List.of(partition)).get(partition);
+            List<KeyedReport> reports = new ArrayList<>();
+            while (consumer.position(partition) < end) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    reports.add(new KeyedReport(r.key(), FeedbackReport.parse(r.value())));
+                }
+            }
+            return reports;
+        }
     }
 
     /** Every id on the input topic: what the producer got acknowledged. */
