@@ -82,13 +82,13 @@ public final class DbWriterCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         JdbcTarget target = Checks.option(spec, "--jdbc-url", () -> new JdbcTarget(jdbcUrl, user, password));
         ShapedRowsTable rows = Checks.option(spec, "--table", () -> new ShapedRowsTable(table, target.dialect()));
-        String writerId = feedback.writerId();
+        feedback.check();
         PrintWriter out = spec.commandLine().getOut();
-        FeedbackReporter reporter = feedback.startReporter(kafka.bootstrapServers(), writerId);
+        FeedbackReporter reporter = feedback.startReporter(kafka.bootstrapServers());
         try {
             if (reporter != null) {
                 out.printf("Reporting the writes to %s every %d ms as writer %s%n", feedback.topic(),
-                        feedback.interval().toMillis(), writerId);
+                        feedback.interval().toMillis(), feedback.writerId());
             }
             write(target, rows, reporter == null ? BatchObserver.NONE : reporter::recordWrite, out);
         } finally {

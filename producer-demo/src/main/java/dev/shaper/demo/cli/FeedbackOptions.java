@@ -19,8 +19,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code db-writer} options of its reports to the shaper (how the database is doing, for the shaper's closed
- * loop): the topic, the writer's id and the interval. {@link #writerId()} checks the id; {@link #startReporter}
- * checks that the topic exists and starts the reporter.
+ * loop): the topic, the writer's id and the interval. {@link #check()} checks the id before anything connects;
+ * {@link #startReporter} checks that the topic exists and starts the reporter.
  */
 public final class FeedbackOptions {
 
@@ -48,16 +48,17 @@ public final class FeedbackOptions {
         return topic != null && !topic.isBlank();
     }
 
-    /** {@code --writer-id}, or {@code <host name>-<process id>}; a usage error when it is not a usable key. */
-    public String writerId() {
-        if (writerId == null) {
-            return localWriterId();
-        }
-        if (!writerId.matches("\\p{Graph}{1,255}")) {
+    /** A usage error when {@code --writer-id} is given but is not a usable key. */
+    public void check() {
+        if (writerId != null && !writerId.matches("\\p{Graph}{1,255}")) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--writer-id': expected 1 to"
                     + " 255 visible characters without spaces, got '" + writerId + "'");
         }
-        return writerId;
+    }
+
+    /** {@code --writer-id}, or {@code <host name>-<process id>}. */
+    public String writerId() {
+        return writerId != null ? writerId : localWriterId();
     }
 
     public Duration interval() {
@@ -69,16 +70,16 @@ public final class FeedbackOptions {
     }
 
     /**
-     * A reporter publishing to the topic as {@code writerId}, started; null when the writer does not report.
+     * A reporter publishing to the topic as {@link #writerId()}, started; null when the writer does not report.
      *
      * @throws CommandFailure when the topic does not exist (the reports would go nowhere) or Kafka does not answer
      */
-    public FeedbackReporter startReporter(String bootstrapServers, String writerId) {
+    public FeedbackReporter startReporter(String bootstrapServers) {
         if (!enabled()) {
             return null;
         }
         requireTopic(bootstrapServers);
-        return FeedbackReporter.start(bootstrapServers, topic, writerId, interval);
+        return FeedbackReporter.start(bootstrapServers, topic, writerId(), interval);
     }
 
     private void requireTopic(String bootstrapServers) {
