@@ -1,8 +1,13 @@
 package dev.shaper.demo.cli;
 
+import dev.shaper.demo.db.BatchObserver;
+import dev.shaper.demo.db.BatchWriter;
+import dev.shaper.demo.db.DbSlowdown;
 import dev.shaper.demo.db.DbWriter;
 import dev.shaper.demo.db.JdbcTarget;
 import dev.shaper.demo.db.ShapedRowsTable;
+import dev.shaper.demo.traffic.Ticker;
+import dev.shaper.feedback.FeedbackReporter;
 import java.io.PrintWriter;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -30,6 +35,9 @@ public final class DbWriterCommand implements Callable<Integer> {
 
     @Mixin
     KafkaOptions kafka;
+
+    @Mixin
+    FeedbackOptions feedback;
 
     @Option(names = "--topic", defaultValue = "${env:SHAPER_OUTPUT_TOPIC:-shaper-shaped}",
             description = "topic to consume (default: ${DEFAULT-VALUE}; environment: SHAPER_OUTPUT_TOPIC, as for"
@@ -63,19 +71,47 @@ public final class DbWriterCommand implements Callable<Integer> {
             description = "stop after this long (default: run until Ctrl-C)")
     Duration duration;
 
+    @Option(names = "--db-slowdown", paramLabel = "START+LENGTH:DELAY",
+            converter = OptionConverters.DbSlowdownSpec.class,
+            description = "fault injection: from START after the writer starts, for LENGTH, each database batch"
+                    + " takes DELAY longer (its transaction held open before the commit), e.g. 10s+10s:50ms"
+                    + " (default: none)")
+    DbSlowdown dbSlowdown;
+
     @Override
     public Integer call() throws Exception {
         JdbcTarget target = Checks.option(spec, "--jdbc-url", () -> new JdbcTarget(jdbcUrl, user, password));
         ShapedRowsTable rows = Checks.option(spec, "--table", () -> new ShapedRowsTable(table, target.dialect()));
+        feedback.check();
         PrintWriter out = spec.commandLine().getOut();
+        FeedbackReporter reporter = feedback.startReporter(kafka.bootstrapServers());
+        try {
+            if (reporter != null) {
+                out.printf("Reporting the writes to %s every %d ms as writer %s%n", feedback.topic(),
+                        feedback.interval().toMillis(), feedback.writerId());
+            }
+            write(target, rows, reporter == null ? BatchObserver.NONE : reporter::recordWrite, out);
+        } finally {
+            if (reporter != null) {
+                reporter.close(); // after the writer: its last window holds the last batches
+            }
+        }
+        return 0;
+    }
+
+    private void write(JdbcTarget target, ShapedRowsTable rows, BatchObserver observer, PrintWriter out) {
         DbWriter writer;
         try {
-            writer = new DbWriter(kafka.bootstrapServers(), topic, group, maxBatch, target.connect(), rows,
-                    Clock.systemUTC());
+            BatchWriter batches = new BatchWriter(target.connect(), rows, Clock.systemUTC(), Ticker.SYSTEM,
+                    dbSlowdown, observer);
+            writer = new DbWriter(kafka.bootstrapServers(), topic, group, maxBatch, batches);
         } catch (SQLException e) {
             throw new CommandFailure("cannot open the table " + table + " in " + target + ": " + e.getMessage());
         }
         out.printf("Writing %s to table %s in %s (group %s)%n", topic, table, target, group);
+        if (dbSlowdown != null) {
+            out.println("Injecting a slow database: " + dbSlowdown.describe());
+        }
         out.flush();
         long start = System.nanoTime();
         ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor();
@@ -102,6 +138,5 @@ public final class DbWriterCommand implements Callable<Integer> {
             }
         }
         out.println(writer.stats().summary((System.nanoTime() - start) / 1e9));
-        return 0;
     }
 }

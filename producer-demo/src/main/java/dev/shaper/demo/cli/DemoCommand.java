@@ -1,5 +1,6 @@
 package dev.shaper.demo.cli;
 
+import dev.shaper.demo.db.DbSlowdown;
 import dev.shaper.demo.db.JdbcTarget;
 import dev.shaper.demo.embedded.DemoRun;
 import dev.shaper.demo.embedded.DemoSettings;
@@ -30,6 +31,11 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--rate", defaultValue = "20", converter = OptionConverters.PositiveDouble.class,
             description = "the shaper's release rate per key, records/s (default: ${DEFAULT-VALUE})")
     double rate;
+
+    @Option(names = "--total-rate", defaultValue = "0", converter = OptionConverters.NonNegativeDouble.class,
+            description = "the database's capacity: the shaper's shaper.shaping.total.rate, records/s over all keys"
+                    + " together, drawn on the chart; 0 = no cap (default: ${DEFAULT-VALUE})")
+    double totalRate;
 
     @Option(names = "--keys", defaultValue = "5", converter = OptionConverters.PositiveInt.class,
             description = "number of distinct keys (default: ${DEFAULT-VALUE})")
@@ -73,6 +79,17 @@ public final class DemoCommand implements Callable<Integer> {
             description = "database the DB writer fills (default: ${DEFAULT-VALUE}, in memory)")
     String jdbcUrl;
 
+    @Option(names = "--db-slowdown", paramLabel = "START+LENGTH:DELAY",
+            converter = OptionConverters.DbSlowdownSpec.class,
+            description = "fault injection: from START after the DB writer starts, for LENGTH, each database batch"
+                    + " takes DELAY longer, e.g. 10s+10s:50ms (default: none)")
+    DbSlowdown dbSlowdown;
+
+    @Option(names = "--feedback",
+            description = "the DB writer reports its writes to the topic " + DemoRun.FEEDBACK_TOPIC + " once a"
+                    + " second, as a writer with --feedback-topic does (default: off)")
+    boolean feedback;
+
     @Option(names = "--output-dir", defaultValue = ".",
             description = "directory for the chart " + DemoRun.CHART_FILE + " (default: the current directory)")
     Path outputDir;
@@ -83,13 +100,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Checks.option(spec, "--jdbc-url", () -> new JdbcTarget(jdbcUrl, null, null));
-        if (redisUri != null && !redisUri.matches("rediss?://.+")) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Invalid value for option"
-                    + " '--redis-uri': expected redis://host:port or rediss://host:port, got '" + redisUri + "'");
-        }
-        DemoSettings settings = new DemoSettings(duration, rate, keys, zipf, baseRate, burstSize, burstEvery,
-                recordSize, maxDelay, admissionRate, redisUri, jdbcUrl, outputDir, drainTimeout);
+        DemoSettings settings = settings();
         PrintStream console = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         DemoRun run = DemoRun.start(settings, console);
         // The close runs inside the signal's scope, as in the other commands: a Ctrl-C during it (stopping the
@@ -102,5 +113,16 @@ public final class DemoCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** The demo's settings from the options, checked against each other; a usage error names the bad one. */
+    DemoSettings settings() {
+        Checks.option(spec, "--jdbc-url", () -> new JdbcTarget(jdbcUrl, null, null));
+        if (redisUri != null && !redisUri.matches("rediss?://.+")) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Invalid value for option"
+                    + " '--redis-uri': expected redis://host:port or rediss://host:port, got '" + redisUri + "'");
+        }
+        return new DemoSettings(duration, rate, totalRate, keys, zipf, baseRate, burstSize, burstEvery, recordSize,
+                maxDelay, admissionRate, redisUri, jdbcUrl, dbSlowdown, feedback, outputDir, drainTimeout);
     }
 }

@@ -1,5 +1,6 @@
 package dev.shaper.demo.cli;
 
+import dev.shaper.demo.db.DbSlowdown;
 import java.time.Duration;
 import java.util.function.DoublePredicate;
 import java.util.regex.Matcher;
@@ -68,6 +69,32 @@ public final class OptionConverters {
         @Override
         public Duration convert(String value) {
             return duration(value, "a duration >= 0");
+        }
+    }
+
+    /**
+     * A database slowdown, {@code START+LENGTH:DELAY} such as {@code 10s+10s:50ms}: from START after the writer
+     * starts, for LENGTH, each database batch DELAY slower; each a duration as {@link PositiveDuration} reads it.
+     */
+    public static final class DbSlowdownSpec implements ITypeConverter<DbSlowdown> {
+
+        private static final Pattern SPEC = Pattern.compile("([^+:]+)\\+([^+:]+):([^+:]+)");
+        private static final String EXPECTED = "START+LENGTH:DELAY with LENGTH and DELAY > 0, such as 10s+10s:50ms"
+                + " (from 10 s after the start, for 10 s, each database batch 50 ms slower)";
+
+        @Override
+        public DbSlowdown convert(String value) {
+            Matcher m = SPEC.matcher(value.trim());
+            if (!m.matches()) {
+                throw expected(EXPECTED, value);
+            }
+            try {
+                return new DbSlowdown(duration(m.group(1), EXPECTED), duration(m.group(2), EXPECTED),
+                        duration(m.group(3), EXPECTED));
+            } catch (TypeConversionException | IllegalArgumentException e) {
+                // One message for the whole value: which part was wrong is plain from the example.
+                throw expected(EXPECTED, value);
+            }
         }
     }
 

@@ -21,8 +21,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Consumes the shaped topic ({@code read_committed}, so only records of committed shaper transactions) and
- * writes each poll's records as one JDBC batch in one database transaction. Kafka offsets are committed only
- * after the database commit: a crash between the two replays the batch, and {@link ShapedRowsTable}'s
+ * writes each poll's records as one JDBC batch in one database transaction ({@link BatchWriter}). Kafka offsets are
+ * committed only after the database commit: a crash between the two replays the batch, and {@link ShapedRowsTable}'s
  * insert-if-absent turns the replay into no new rows. At least once into the database, no duplicate rows.
  *
  * <p>Runs on the thread that calls {@link #run()} until {@link #stop()}; a database or Kafka error ends the
@@ -34,25 +34,27 @@ public final class DbWriter implements AutoCloseable {
 
     private final KafkaConsumer<String, byte[]> consumer;
     private final String topic;
-    private final Connection connection;
-    private final ShapedRowsTable table;
-    private final Clock clock;
-    private final WriterStats stats = new WriterStats();
+    private final BatchWriter batches;
     private volatile boolean running = true;
 
     /**
+     * A writer whose batches tell no one but its stats.
+     *
      * @param connection an open connection the writer owns from now on (closed by {@link #close()})
      * @param maxBatch   the most records per poll, hence per database batch
      */
     public DbWriter(String bootstrapServers, String topic, String groupId, int maxBatch, Connection connection,
                     ShapedRowsTable table, Clock clock) throws SQLException {
+        this(bootstrapServers, topic, groupId, maxBatch, new BatchWriter(connection, table, clock));
+    }
+
+    /**
+     * @param maxBatch the most records per poll, hence per database batch
+     * @param batches  what writes each batch; the writer owns it from now on (closed by {@link #close()})
+     */
+    public DbWriter(String bootstrapServers, String topic, String groupId, int maxBatch, BatchWriter batches) {
         this.topic = topic;
-        this.connection = connection;
-        this.table = table;
-        this.clock = clock;
-        connection.setAutoCommit(false);
-        table.createIfMissing(connection);
-        connection.commit();
+        this.batches = batches;
         this.consumer = new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ConsumerConfig.GROUP_ID_CONFIG, groupId,
@@ -65,7 +67,7 @@ public final class DbWriter implements AutoCloseable {
     }
 
     public WriterStats stats() {
-        return stats;
+        return batches.stats();
     }
 
     /** Polls and writes until {@link #stop()}; throws what ended it otherwise. */
@@ -86,30 +88,15 @@ public final class DbWriter implements AutoCloseable {
     private void write(ConsumerRecords<String, byte[]> records) throws SQLException {
         List<ShapedRow> rows = new ArrayList<>(records.count());
         Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+        long units = 0;
         for (ConsumerRecord<String, byte[]> r : records) {
             rows.add(ShapedRecordRows.toRow(r));
+            units += RecordCost.of(r);
             next.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
         }
-        long start = System.nanoTime();
-        int inserted;
-        try {
-            inserted = table.insertAbsent(connection, rows, clock.millis());
-            connection.commit();
-        } catch (SQLException e) {
-            rollbackQuietly(e);
-            throw e;
-        }
-        stats.batchCommitted(rows.size(), inserted, (System.nanoTime() - start) / 1000);
+        batches.write(rows, units);
         // Only now: had the process died before this line, the batch would be read and written again.
         consumer.commitSync(next);
-    }
-
-    private void rollbackQuietly(SQLException cause) {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
     }
 
     /** Makes {@link #run()} return after the batch in progress; callable from any thread. */
@@ -118,17 +105,13 @@ public final class DbWriter implements AutoCloseable {
         consumer.wakeup();
     }
 
-    /** Closes the consumer and the connection; call after {@link #run()} returned, on its thread. */
+    /** Closes the consumer and the batch writer's connection; call after {@link #run()} returned, on its thread. */
     @Override
     public void close() {
         try {
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
         } finally {
-            try {
-                connection.close();
-            } catch (SQLException e) {
-                // Nothing uncommitted is left at this point; a failing close loses nothing.
-            }
+            batches.close();
         }
     }
 }

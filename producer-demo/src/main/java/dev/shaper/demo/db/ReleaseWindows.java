@@ -7,8 +7,9 @@ import java.sql.SQLException;
 import java.util.ArrayDeque;
 
 /**
- * Reads back what the database received and finds the densest window of any key, by the shaper's release
- * time: the figure that shows whether the database was protected (at most the rate + 1 per second per key).
+ * Reads back what the database received and finds its densest windows by the shaper's release time: of any key
+ * (at most the key's rate + 1 per second) and of all keys together (at most the total rate and one tick's worth):
+ * the figures that show whether the database was protected.
  */
 public final class ReleaseWindows {
 
@@ -52,5 +53,28 @@ public final class ReleaseWindows {
             }
         }
         return best;
+    }
+
+    /** The most rows of run {@code runId}, all keys together, released within any {@code windowMs} window. */
+    public static int densestOfAllKeys(Connection connection, ShapedRowsTable table, String runId, long windowMs)
+            throws SQLException {
+        String sql = "SELECT released_ms FROM " + table.name()
+                + " WHERE run_id = ? AND released_ms IS NOT NULL ORDER BY released_ms";
+        int most = 0;
+        try (PreparedStatement select = connection.prepareStatement(sql)) {
+            select.setString(1, runId);
+            try (ResultSet rows = select.executeQuery()) {
+                ArrayDeque<Long> window = new ArrayDeque<>();
+                while (rows.next()) {
+                    long released = rows.getLong(1);
+                    window.addLast(released);
+                    while (window.peekFirst() <= released - windowMs) {
+                        window.removeFirst();
+                    }
+                    most = Math.max(most, window.size());
+                }
+            }
+        }
+        return most;
     }
 }

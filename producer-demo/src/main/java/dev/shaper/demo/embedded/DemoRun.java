@@ -2,6 +2,8 @@ package dev.shaper.demo.embedded;
 
 import dev.shaper.ShaperApplication;
 import dev.shaper.ShaperConfig;
+import dev.shaper.demo.db.BatchObserver;
+import dev.shaper.demo.db.BatchWriter;
 import dev.shaper.demo.db.DbWriter;
 import dev.shaper.demo.db.JdbcTarget;
 import dev.shaper.demo.db.ReleaseWindows;
@@ -14,6 +16,7 @@ import dev.shaper.demo.traffic.TrafficGenerator;
 import dev.shaper.demo.traffic.TrafficLimit;
 import dev.shaper.demo.traffic.TrafficPattern;
 import dev.shaper.demo.traffic.ZipfKeys;
+import dev.shaper.feedback.FeedbackReporter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -51,6 +54,10 @@ public final class DemoRun implements AutoCloseable {
     public static final String INPUT_TOPIC = "shaper-input";
     public static final String SHAPED_TOPIC = "shaper-shaped";
     public static final String REJECTED_TOPIC = "shaper-rejected";
+    /** Where the DB writer reports its writes, with {@link DemoSettings#feedback()}. */
+    public static final String FEEDBACK_TOPIC = "shaper-feedback";
+    /** The DB writer's id in its reports. */
+    public static final String WRITER_ID = "demo-db-writer";
     /** The chart's file name in the output directory. */
     public static final String CHART_FILE = "shaper-demo.html";
     static final int INPUT_PARTITIONS = 2;
@@ -58,6 +65,7 @@ public final class DemoRun implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DemoRun.class);
     private static final long SAMPLE_INTERVAL_MS = 1000;
     private static final Duration SHAPER_START_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration FEEDBACK_INTERVAL = Duration.ofSeconds(1);
 
     private final DemoSettings settings;
     private final PrintStream console;
@@ -75,6 +83,7 @@ public final class DemoRun implements AutoCloseable {
     private KafkaRecordSink sink;
     private TrafficGenerator generator;
     private Thread producerThread;
+    private FeedbackReporter reporter;
     private DbWriter writer;
     private Thread writerThread;
     private TopicMonitor monitor;
@@ -88,7 +97,7 @@ public final class DemoRun implements AutoCloseable {
     private DemoRun(DemoSettings settings, PrintStream console) throws IOException {
         this.settings = settings;
         this.console = console;
-        this.view = new LiveView(console);
+        this.view = new LiveView(console, settings.totalRate());
         this.workDir = Files.createTempDirectory("shaper-demo-");
     }
 
@@ -112,6 +121,9 @@ public final class DemoRun implements AutoCloseable {
         // and the broker's append time is then the closest clock to their release.
         kafka.createTopics(INPUT_PARTITIONS, EmbeddedKafka.APPEND_TIME, SHAPED_TOPIC);
         kafka.createTopics(1, Map.of(), REJECTED_TOPIC);
+        if (settings.feedback()) {
+            kafka.createTopics(1, Map.of(), FEEDBACK_TOPIC);
+        }
 
         console.println("Starting the shaper: " + shaperDescription());
         shaper = ShaperApplication.create(shaperSettings());
@@ -120,9 +132,20 @@ public final class DemoRun implements AutoCloseable {
         console.println("The shaper's metrics and health: http://localhost:" + shaper.httpPort()
                 + "/metrics, /health/ready, /buckets/{key}");
 
+        BatchObserver observer = BatchObserver.NONE;
+        if (settings.feedback()) {
+            reporter = FeedbackReporter.start(kafka.bootstrapServers(), FEEDBACK_TOPIC, WRITER_ID, FEEDBACK_INTERVAL);
+            observer = reporter::recordWrite;
+            console.println("The DB writer reports its writes to " + FEEDBACK_TOPIC + " every "
+                    + FEEDBACK_INTERVAL.toSeconds() + " s as writer " + WRITER_ID);
+        }
+        if (settings.dbSlowdown() != null) {
+            console.println("Injecting a slow database: " + settings.dbSlowdown().describe());
+        }
         JdbcTarget db = new JdbcTarget(settings.jdbcUrl(), null, null);
-        writer = new DbWriter(kafka.bootstrapServers(), SHAPED_TOPIC, "shaper-demo-db-writer", 500, db.connect(),
-                new ShapedRowsTable(ShapedRowsTable.DEFAULT_NAME, db.dialect()), Clock.systemUTC());
+        writer = new DbWriter(kafka.bootstrapServers(), SHAPED_TOPIC, "shaper-demo-db-writer", 500,
+                new BatchWriter(db.connect(), new ShapedRowsTable(ShapedRowsTable.DEFAULT_NAME, db.dialect()),
+                        Clock.systemUTC(), Ticker.SYSTEM, settings.dbSlowdown(), observer));
         writerThread = new Thread(this::runWriter, "shaper-demo-db-writer");
         writerThread.start();
         monitor = new TopicMonitor(kafka.bootstrapServers(), SHAPED_TOPIC, REJECTED_TOPIC);
@@ -164,9 +187,19 @@ public final class DemoRun implements AutoCloseable {
         return Math.max(1, Math.round(500 / settings.ratePerKey()));
     }
 
+    /**
+     * What one second of releases may hold under the total rate: one tick's worth more, as releases go by ticks, and
+     * one unit per task, as each task's limiter lets the last record of a tick take it up to one unit ahead.
+     */
+    long totalRateSecondLimit() {
+        return (long) Math.floor(settings.totalRate() * (1 + tickMs() / 1000.0)) + INPUT_PARTITIONS;
+    }
+
     private String shaperDescription() {
-        return Rates.format(settings.ratePerKey()) + "/s per key (capacity " + Rates.format(settings.capacity())
-                + "/s), max delay " + settings.maxDelay().toMillis() + " ms, tick " + tickMs() + " ms"
+        return Rates.format(settings.ratePerKey()) + "/s per key (" + Rates.format(settings.keysRate()) + "/s over "
+                + settings.keys() + " keys)" + (settings.hasTotalRate() ? ", DB capacity "
+                + Rates.format(settings.totalRate()) + "/s (total rate)" : "") + ", max delay "
+                + settings.maxDelay().toMillis() + " ms, tick " + tickMs() + " ms"
                 + (settings.admissionRate() > 0 ? ", admission " + Rates.format(settings.admissionRate())
                 + " tokens/s per key" + (settings.redisUri() == null ? " (local buckets)" : " (Redis)") : "");
     }
@@ -181,6 +214,9 @@ public final class DemoRun implements AutoCloseable {
         s.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, SHAPED_TOPIC);
         s.put(ShaperConfig.REJECTED_TOPIC_CONFIG, REJECTED_TOPIC);
         s.put(ShaperConfig.SHAPING_RATE_CONFIG, Double.toString(settings.ratePerKey()));
+        if (settings.hasTotalRate()) {
+            s.put(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, Double.toString(settings.totalRate()));
+        }
         s.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, Long.toString(settings.maxDelay().toMillis()));
         s.put(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(tickMs()));
         // The summary and the chart count releases per key and second at the time the shaper released them.
@@ -320,12 +356,20 @@ public final class DemoRun implements AutoCloseable {
             }
         });
         ReleaseWindows.Densest densest = new ReleaseWindows.Densest(null, 0);
+        int densestOfAllKeys = 0;
         if (writer != null) {
             writer.stop();
             quietly("DB writer", () -> writerThread.join(10_000));
             densest = safely(this::densestKeySecond, densest);
+            densestOfAllKeys = safely(this::densestSecondOfAllKeys, 0);
             writer.close();
         }
+        // After the writer, before the broker: its last report holds the writer's last batches.
+        quietly("feedback reporter", () -> {
+            if (reporter != null) {
+                reporter.close();
+            }
+        });
         quietly("monitor", () -> {
             if (monitor != null) {
                 monitor.close();
@@ -337,7 +381,8 @@ public final class DemoRun implements AutoCloseable {
             }
         });
         quietly("working directory", () -> Utils.delete(workDir.toFile()));
-        report(densest, !drained);
+        report(densest, new DemoSummary.AllKeysSecond(settings.totalRate(), totalRateSecondLimit(), densestOfAllKeys),
+                !drained);
     }
 
     private ReleaseWindows.Densest densestKeySecond() throws Exception {
@@ -348,14 +393,22 @@ public final class DemoRun implements AutoCloseable {
         }
     }
 
-    private void report(ReleaseWindows.Densest densest, boolean stoppedEarly) {
+    private int densestSecondOfAllKeys() throws Exception {
+        JdbcTarget db = new JdbcTarget(settings.jdbcUrl(), null, null);
+        try (Connection c = db.connect()) {
+            return ReleaseWindows.densestOfAllKeys(c, new ShapedRowsTable(ShapedRowsTable.DEFAULT_NAME, db.dialect()),
+                    runId, 1000);
+        }
+    }
+
+    private void report(ReleaseWindows.Densest densest, DemoSummary.AllKeysSecond allKeys, boolean stoppedEarly) {
         Sample last = timeline.last();
         if (last == null || writer == null) {
             return;
         }
         summary = new DemoSummary(pattern().describe() + ", " + settings.keys() + " keys; shaper "
                 + shaperDescription(), last, timeline, writer.stats(), densest,
-                (long) Math.floor(settings.ratePerKey()) + 1, stoppedEarly);
+                (long) Math.floor(settings.ratePerKey()) + 1, allKeys, stoppedEarly);
         String table = summary.format();
         console.println();
         console.print(table);
@@ -363,7 +416,7 @@ public final class DemoRun implements AutoCloseable {
             Files.createDirectories(settings.outputDir());
             Path chart = settings.outputDir().resolve(CHART_FILE);
             Files.writeString(chart, HtmlChart.render("Shaper demo, run " + runId, timeline.rates(),
-                    settings.capacity(), table), StandardCharsets.UTF_8);
+                    settings.keysRate(), settings.totalRate(), table), StandardCharsets.UTF_8);
             console.println("chart: " + chart.toAbsolutePath());
         });
     }

@@ -1,5 +1,6 @@
 package dev.shaper.demo.embedded;
 
+import dev.shaper.demo.db.DbSlowdown;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -9,6 +10,8 @@ import java.time.Duration;
  *
  * @param duration      how long the producer runs
  * @param ratePerKey    the shaper's release rate per key, records/s
+ * @param totalRate     the database's capacity, the shaper's {@code shaper.shaping.total.rate}: units/s over all keys
+ *                      together (a demo record costs one unit); 0 for no cap
  * @param keys          how many distinct keys the producer uses
  * @param zipfExponent  skew of the keys (0 uniform)
  * @param baseRate      the producer's background rate between bursts, records/s
@@ -19,16 +22,30 @@ import java.time.Duration;
  * @param admissionRate admission tokens/s per key (0: no admission stage)
  * @param redisUri      Redis of the admission counters, or null for local buckets
  * @param jdbcUrl       the database the DB writer fills
+ * @param dbSlowdown    a slowdown the DB writer injects into its batches, or null for none
+ * @param feedback      whether the DB writer reports its writes to {@link DemoRun#FEEDBACK_TOPIC}
  * @param outputDir     where the chart goes
  * @param drainTimeout  how long to wait after the producer stops for the queues to empty
  */
-public record DemoSettings(Duration duration, double ratePerKey, int keys, double zipfExponent, double baseRate,
-                           int burstSize, Duration burstEvery, int recordSize, Duration maxDelay,
-                           double admissionRate, String redisUri, String jdbcUrl, Path outputDir,
-                           Duration drainTimeout) {
+public record DemoSettings(Duration duration, double ratePerKey, double totalRate, int keys, double zipfExponent,
+                           double baseRate, int burstSize, Duration burstEvery, int recordSize, Duration maxDelay,
+                           double admissionRate, String redisUri, String jdbcUrl, DbSlowdown dbSlowdown,
+                           boolean feedback, Path outputDir, Duration drainTimeout) {
 
-    /** The shaper's capacity over all keys, records/s. */
-    public double capacity() {
+    /** Settings whose total rate is a number >= 0. */
+    public DemoSettings {
+        if (!(totalRate >= 0) || Double.isInfinite(totalRate)) {
+            throw new IllegalArgumentException("the total rate must be a finite number >= 0, got " + totalRate);
+        }
+    }
+
+    /** What all keys together may release at their own rates, records/s. */
+    public double keysRate() {
         return ratePerKey * keys;
+    }
+
+    /** Whether the shaper caps all keys together at {@link #totalRate()}. */
+    public boolean hasTotalRate() {
+        return totalRate > 0;
     }
 }

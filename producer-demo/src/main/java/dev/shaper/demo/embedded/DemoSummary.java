@@ -2,6 +2,7 @@ package dev.shaper.demo.embedded;
 
 import dev.shaper.demo.db.ReleaseWindows;
 import dev.shaper.demo.db.WriterStats;
+import dev.shaper.demo.traffic.Rates;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -10,7 +11,8 @@ import java.util.stream.Collectors;
 
 /**
  * The end-of-run table of the demo: what was produced, shaped, rejected and written, the peaks, the
- * database's batch latency and the densest second of any key by release time.
+ * database's batch latency, the densest second of any key by release time, and the database's capacity with the
+ * densest second of all keys against it.
  *
  * @param description   what ran (pattern, keys, shaper settings)
  * @param last          the final sample
@@ -18,10 +20,23 @@ import java.util.stream.Collectors;
  * @param writer        the DB writer's counters
  * @param densest       the key with most rows released within one second
  * @param perKeyLimit   what one key may receive in a second: its rate + 1
+ * @param allKeys       the database's capacity and the densest second of all keys
  * @param stoppedEarly  true when Ctrl-C (or a failure) ended the run before the queues drained
  */
 record DemoSummary(String description, Sample last, RateTimeline timeline, WriterStats writer,
-                   ReleaseWindows.Densest densest, long perKeyLimit, boolean stoppedEarly) {
+                   ReleaseWindows.Densest densest, long perKeyLimit, AllKeysSecond allKeys, boolean stoppedEarly) {
+
+    /**
+     * The database's capacity and the most rows of all keys the database received within one second, by release
+     * time.
+     *
+     * @param dbCapacity the shaper's total rate, units/s (a demo record costs one); 0 for no cap
+     * @param limit      what one second may hold under the capacity: the capacity and one tick's worth (the release
+     *                   goes by ticks), rounded down, and one unit per task; unused without a capacity
+     * @param densest    the most rows of all keys released within one second
+     */
+    record AllKeysSecond(double dbCapacity, long limit, int densest) {
+    }
 
     String format() {
         double seconds = last.elapsedMs() / 1000.0;
@@ -40,6 +55,12 @@ record DemoSummary(String description, Sample last, RateTimeline timeline, Write
         rows.put("densest key-second", densest.key() == null ? "no rows with a release time"
                 : String.format(Locale.ROOT, "%s: %d rows released within one second (limit %d = rate + 1)%s",
                 densest.key(), densest.count(), perKeyLimit, densest.count() <= perKeyLimit ? "" : "  EXCEEDED"));
+        rows.put("db capacity", allKeys.dbCapacity() > 0 ? Rates.format(allKeys.dbCapacity())
+                + "/s, the shaper's total rate over all keys" : "no cap (--total-rate 0)");
+        rows.put("densest second", allKeys.densest() + " rows of all keys released within one second"
+                + (allKeys.dbCapacity() > 0 ? " (limit " + allKeys.limit() + ": capacity, one tick's worth, one per"
+                + " task)" + (allKeys.densest() <= allKeys.limit() ? "" : "  EXCEEDED, or ticks ran late (a late tick"
+                + " makes up its delay, up to shaper.shaping.catchup.max.ms)") : ""));
         int width = rows.keySet().stream().mapToInt(String::length).max().orElse(0);
         StringBuilder table = new StringBuilder();
         rows.forEach((name, value) -> table.append(String.format(Locale.ROOT, "%-" + width + "s  %s%n", name, value)));

@@ -4,13 +4,19 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
@@ -24,6 +30,8 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** Topic config that stamps each record with the time the broker appended it (stands in for release time). */
     public static final Map<String, String> APPEND_TIME = Map.of("message.timestamp.type", "LogAppendTime");
+
+    private static final Duration TOPIC_READY_TIMEOUT = Duration.ofSeconds(30);
 
     private final KafkaClusterTestKit cluster;
 
@@ -74,12 +82,48 @@ public final class EmbeddedKafka implements AutoCloseable {
         return cluster.bootstrapServers();
     }
 
-    /** Creates topics of {@code partitions} partitions, replication factor 1, with these topic configs. */
+    /**
+     * Creates topics of {@code partitions} partitions, replication factor 1, with these topic configs, and returns
+     * once each partition's leader serves requests.
+     */
     public void createTopics(int partitions, Map<String, String> configs, String... names) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
             List<NewTopic> topics = Arrays.stream(names)
                     .map(n -> new NewTopic(n, partitions, (short) 1).configs(configs)).toList();
             admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+            awaitServing(admin, List.of(names));
+        }
+    }
+
+    /**
+     * Waits until every partition of {@code names} answers a request for its latest offset, which only its leader
+     * does. Creation returns before the broker's metadata knows the topic: the shaper's start then found a topic
+     * just created missing, and a producer that writes at once may be refused by a partition without a leader.
+     */
+    private static void awaitServing(Admin admin, List<String> names) throws Exception {
+        long deadline = System.nanoTime() + TOPIC_READY_TIMEOUT.toNanos();
+        while (!serving(admin, names)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the partitions of " + names + " have no leader after "
+                        + TOPIC_READY_TIMEOUT.toSeconds() + " s");
+            }
+            Thread.sleep(20); // the broker's metadata catches up on its own: nothing to advance
+        }
+    }
+
+    private static boolean serving(Admin admin, List<String> names) throws Exception {
+        try {
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS).forEach((name, topic) ->
+                    topic.partitions().forEach(p -> latest.put(new TopicPartition(name, p.partition()),
+                            OffsetSpec.latest())));
+            admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RetriableException) {
+                return false; // unknown topic or no leader yet: asked again
+            }
+            throw e;
         }
     }
 

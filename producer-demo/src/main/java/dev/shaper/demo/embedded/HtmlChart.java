@@ -1,13 +1,15 @@
 package dev.shaper.demo.embedded;
 
+import dev.shaper.demo.traffic.Rates;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 
 /**
  * Renders a demo run as a self-contained HTML page: an inline SVG line chart of input, shaped and database
- * rates over time (with the shaper's total capacity as a dashed line) above the summary table. No scripts,
- * no external resources: the file can be opened anywhere, attached to an issue, or archived by CI.
+ * rates over time (with what all keys may release at their rates as a dashed line, and the database's capacity,
+ * when the demo sets one, as a solid line) above the summary table. No scripts, no external resources: the file
+ * can be opened anywhere, attached to an issue, or archived by CI.
  */
 final class HtmlChart {
 
@@ -17,6 +19,7 @@ final class HtmlChart {
     private static final int RIGHT = 20;
     private static final int TOP = 20;
     private static final int BOTTOM = 50;
+    private static final String DB_CAPACITY_COLOR = "#ff7f0e";
 
     private record Series(String label, String color, ToDoubleFunction<RateTimeline.Rates> value) {
     }
@@ -32,20 +35,31 @@ final class HtmlChart {
     /**
      * @param title      the page heading
      * @param rates      the per-second rates of the run
-     * @param capacity   the shaper's total release capacity, records/s (drawn as a reference line)
+     * @param keysRate   what all keys together may release at their own rates, records/s (a dashed line)
+     * @param dbCapacity the database's capacity, the shaper's total rate, units/s (a solid line); 0 for none
      * @param summary    the summary table as plain text, shown under the chart
      */
-    static String render(String title, List<RateTimeline.Rates> rates, double capacity, String summary) {
+    static String render(String title, List<RateTimeline.Rates> rates, double keysRate, double dbCapacity,
+                         String summary) {
         double maxX = Math.max(1, rates.stream().mapToDouble(RateTimeline.Rates::atSeconds).max().orElse(1));
-        double maxY = niceCeiling(Math.max(capacity, rates.stream()
+        double maxY = niceCeiling(Math.max(Math.max(keysRate, dbCapacity), rates.stream()
                 .mapToDouble(r -> Math.max(r.input(), Math.max(r.shaped(), r.db()))).max().orElse(1)));
         StringBuilder svg = new StringBuilder();
         svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
                 + " font-family=\"sans-serif\" font-size=\"12\">%n", WIDTH, HEIGHT));
         axes(svg, maxX, maxY);
-        double capY = y(capacity, maxY);
+        double keysY = y(keysRate, maxY);
         svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#555\""
-                + " stroke-dasharray=\"6 4\"/>%n", LEFT, capY, WIDTH - RIGHT, capY));
+                + " stroke-dasharray=\"6 4\"/>%n", LEFT, keysY, WIDTH - RIGHT, keysY));
+        if (dbCapacity > 0) {
+            double capY = y(dbCapacity, maxY);
+            svg.append(String.format(Locale.ROOT, "<line class=\"db-capacity\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\""
+                    + " y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>%n", LEFT, capY, WIDTH - RIGHT, capY,
+                    DB_CAPACITY_COLOR));
+            // Labelled on the line too: the legend's corner may sit far from it.
+            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"start\" fill=\"%s\">%s"
+                    + "</text>%n", LEFT + 6, capY - 5, DB_CAPACITY_COLOR, escape(dbCapacityLabel(dbCapacity))));
+        }
         for (Series s : SERIES) {
             svg.append("<polyline fill=\"none\" stroke-width=\"2\" stroke=\"").append(s.color()).append("\" points=\"");
             for (RateTimeline.Rates r : rates) {
@@ -54,7 +68,7 @@ final class HtmlChart {
             }
             svg.append("\"/>\n");
         }
-        legend(svg, capacity);
+        legend(svg, keysRate, dbCapacity);
         svg.append("</svg>\n");
         return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + escape(title)
                 + "</title></head>\n<body style=\"font-family:sans-serif\">\n<h1>" + escape(title) + "</h1>\n"
@@ -83,13 +97,20 @@ final class HtmlChart {
                 + " text-anchor=\"middle\">records per second</text>%n", HEIGHT / 2, HEIGHT / 2));
     }
 
-    private static void legend(StringBuilder svg, double capacity) {
+    private static void legend(StringBuilder svg, double keysRate, double dbCapacity) {
         int row = 0;
         for (Series s : SERIES) {
             legendRow(svg, row++, "stroke=\"" + s.color() + "\" stroke-width=\"2\"", s.label());
         }
-        legendRow(svg, row, "stroke=\"#555\" stroke-dasharray=\"6 4\"",
-                String.format(Locale.ROOT, "shaper capacity (%.0f/s)", capacity));
+        legendRow(svg, row++, "stroke=\"#555\" stroke-dasharray=\"6 4\"",
+                "all keys at their rate (" + Rates.format(keysRate) + "/s)");
+        if (dbCapacity > 0) {
+            legendRow(svg, row, "stroke=\"" + DB_CAPACITY_COLOR + "\" stroke-width=\"2\"", dbCapacityLabel(dbCapacity));
+        }
+    }
+
+    private static String dbCapacityLabel(double dbCapacity) {
+        return "DB capacity (" + Rates.format(dbCapacity) + "/s)";
     }
 
     private static void legendRow(StringBuilder svg, int row, String stroke, String label) {

@@ -1,28 +1,39 @@
 package dev.shaper.demo.embedded;
 
+import dev.shaper.demo.traffic.Rates;
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
  * The demo's console view: one line per sample (about once a second) with the rates since the previous
- * sample, the queue depth and the rejections so far by reason. Plain lines rather than a redrawn screen, so
+ * sample, the queue depth and the rejections so far by reason; with a database capacity, also the database's
+ * rate as a share of it, under a heading that names the capacity. Plain lines rather than a redrawn screen, so
  * the view also reads well when the output is piped into a file or a CI log.
  */
 final class LiveView {
 
     private static final String FORMAT = "%7s %9s %9s %9s %11s %8s  %s%n";
+    private static final String FORMAT_WITH_CAPACITY = "%7s %9s %9s %9s %10s %11s %8s  %s%n";
 
     private final PrintStream out;
+    private final double dbCapacity;
     private Sample previous;
 
-    LiveView(PrintStream out) {
+    /** @param dbCapacity the database's capacity, units/s (a demo record costs one); 0 for none */
+    LiveView(PrintStream out, double dbCapacity) {
         this.out = out;
+        this.dbCapacity = dbCapacity;
     }
 
     void printHeader() {
-        out.printf(Locale.ROOT, FORMAT, "time", "input/s", "shaped/s", "db rows/s", "rejected/s", "queue",
-                "rejected so far, by reason");
+        if (dbCapacity > 0) {
+            out.printf(Locale.ROOT, FORMAT_WITH_CAPACITY, "time", "input/s", "shaped/s", "db rows/s",
+                    "of " + Rates.format(dbCapacity) + "/s", "rejected/s", "queue", "rejected so far, by reason");
+        } else {
+            out.printf(Locale.ROOT, FORMAT, "time", "input/s", "shaped/s", "db rows/s", "rejected/s", "queue",
+                    "rejected so far, by reason");
+        }
     }
 
     void show(Sample sample) {
@@ -30,9 +41,15 @@ final class LiveView {
         RateTimeline.Rates rates = RateTimeline.between(from, sample);
         String reasons = sample.rejectedByReason().isEmpty() ? "-" : sample.rejectedByReason().entrySet().stream()
                 .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
-        out.printf(Locale.ROOT, FORMAT, String.format(Locale.ROOT, "%.0fs", rates.atSeconds()),
-                whole(rates.input()), whole(rates.shaped()), whole(rates.db()), whole(rates.rejected()),
-                Long.toString(sample.queueDepth()), reasons);
+        String time = String.format(Locale.ROOT, "%.0fs", rates.atSeconds());
+        if (dbCapacity > 0) {
+            out.printf(Locale.ROOT, FORMAT_WITH_CAPACITY, time, whole(rates.input()), whole(rates.shaped()),
+                    whole(rates.db()), whole(100 * rates.db() / dbCapacity) + "%", whole(rates.rejected()),
+                    Long.toString(sample.queueDepth()), reasons);
+        } else {
+            out.printf(Locale.ROOT, FORMAT, time, whole(rates.input()), whole(rates.shaped()), whole(rates.db()),
+                    whole(rates.rejected()), Long.toString(sample.queueDepth()), reasons);
+        }
         previous = sample;
     }
 

@@ -3,6 +3,7 @@ package dev.shaper.demo.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shaper.demo.ProducerDemo;
+import dev.shaper.demo.db.DbSlowdown;
 import dev.shaper.demo.traffic.Bursts;
 import dev.shaper.demo.traffic.Ramp;
 import dev.shaper.demo.traffic.TrafficLimit;
@@ -45,6 +46,18 @@ class CommandLineTest {
         "db-writer | --max-batch    | 0      | expected a whole number >= 1, got '0'",
         "demo      | --rate         | 0      | expected a number > 0, got '0'",
         "demo      | --max-delay    | soon   | expected a duration >= 0 such as 500ms, 10s or 2m, got 'soon'",
+        "demo      | --total-rate   | -5     | expected a number >= 0, got '-5'",
+        "demo      | --total-rate   | lots   | expected a number >= 0, got 'lots'",
+        "db-writer | --feedback-interval | 0s | expected a duration > 0 such as 500ms, 10s or 2m, got '0s'",
+        "db-writer | --writer-id    | a b    | expected 1 to 255 visible characters without spaces, got 'a b'",
+        "db-writer | --db-slowdown  | 10s    | expected START+LENGTH:DELAY with LENGTH and DELAY > 0, such as 10s+10s",
+        "db-writer | --db-slowdown  | 10s    | each database batch 50 ms slower), got '10s'",
+        "db-writer | --db-slowdown  | 10s+10s | each database batch 50 ms slower), got '10s+10s'",
+        "db-writer | --db-slowdown  | 10s+0s:50ms | each database batch 50 ms slower), got '10s+0s:50ms'",
+        "db-writer | --db-slowdown  | 10s+10s:0ms | each database batch 50 ms slower), got '10s+10s:0ms'",
+        "db-writer | --db-slowdown  | 10+10s:50ms | each database batch 50 ms slower), got '10+10s:50ms'",
+        "demo      | --db-slowdown  | 10s+10s | each database batch 50 ms slower), got '10s+10s'",
+        "db-writer | --db-slowdown  | 10s+10s:50ms:1s | each database batch 50 ms slower), got '10s+10s:50ms:1s'",
     })
     void shouldNameTheOptionAndTheExpectedValueWhenAValueIsBad(String command, String option, String value,
                                                                String expected) {
@@ -126,7 +139,86 @@ class CommandLineTest {
 
     @Test
     void shouldProduceForThirtySecondsWhenNoLimitIsGiven() {
-        assertThat(parse("produce").traffic.limit()).isEqualTo(TrafficLimit.of(Duration.ofSeconds(30)));
+        ProduceCommand produce = parse("produce");
+
+        assertThat(produce.traffic.limit()).isEqualTo(TrafficLimit.of(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void shouldReportAsTheGivenWriterWhenAFeedbackTopicIsGiven() {
+        DbWriterCommand writer = parse("db-writer", "--feedback-topic", "db-feedback", "--writer-id", "writer-7",
+                "--feedback-interval", "250ms");
+
+        assertThat(writer.feedback.enabled()).isTrue();
+        assertThat(writer.feedback.topic()).isEqualTo("db-feedback");
+        assertThat(writer.feedback.writerId()).isEqualTo("writer-7");
+        assertThat(writer.feedback.interval()).isEqualTo(Duration.ofMillis(250));
+    }
+
+    @Test
+    void shouldNotReportWhenNoFeedbackTopicIsGiven() {
+        DbWriterCommand absent = parse("db-writer");
+        DbWriterCommand empty = parse("db-writer", "--feedback-topic", "");
+
+        assertThat(absent.feedback.enabled()).isFalse();
+        assertThat(empty.feedback.enabled()).isFalse();
+        assertThat(absent.feedback.interval()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void shouldNameTheWriterAfterItsHostAndProcessWhenNoWriterIdIsGiven() {
+        DbWriterCommand writer = parse("db-writer", "--feedback-topic", "db-feedback");
+
+        assertThat(writer.feedback.writerId()).matches("\\p{Graph}+-" + ProcessHandle.current().pid());
+    }
+
+    @Test
+    void shouldReadTheDbSlowdownWhenItIsGivenAsStartLengthAndDelay() {
+        DbWriterCommand writer = parse("db-writer", "--db-slowdown", "1.5m+500ms:1s");
+
+        assertThat(writer.dbSlowdown).isEqualTo(new DbSlowdown(Duration.ofSeconds(90), Duration.ofMillis(500),
+                Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void shouldInjectNoSlowdownWhenNoneIsGiven() {
+        DbWriterCommand writer = parse("db-writer");
+
+        assertThat(writer.dbSlowdown).isNull();
+    }
+
+    @Test
+    void shouldCapTheDemoAtTheTotalRateWhenOneIsGiven() {
+        DemoCommand demo = parse("demo", "--total-rate", "40.5");
+
+        assertThat(demo.settings().totalRate()).isEqualTo(40.5);
+        assertThat(demo.settings().hasTotalRate()).isTrue();
+    }
+
+    @Test
+    void shouldPassTheSlowdownAndTheFeedbackToTheDemoWhenGiven() {
+        DemoCommand demo = parse("demo", "--db-slowdown", "10s+10s:50ms", "--feedback");
+
+        assertThat(demo.settings().dbSlowdown()).isEqualTo(new DbSlowdown(Duration.ofSeconds(10),
+                Duration.ofSeconds(10), Duration.ofMillis(50)));
+        assertThat(demo.settings().feedback()).isTrue();
+    }
+
+    @Test
+    void shouldRunTheDemoWithoutSlowdownOrFeedbackWhenNeitherIsGiven() {
+        DemoCommand demo = parse("demo");
+
+        assertThat(demo.settings().dbSlowdown()).isNull();
+        assertThat(demo.settings().feedback()).isFalse();
+    }
+
+    @Test
+    void shouldRunTheDemoWithoutACapWhenNoTotalRateIsGiven() {
+        DemoCommand absent = parse("demo");
+        DemoCommand zero = parse("demo", "--total-rate", "0");
+
+        assertThat(absent.settings().hasTotalRate()).isFalse();
+        assertThat(zero.settings().hasTotalRate()).isFalse();
     }
 
     @Test
@@ -137,9 +229,11 @@ class CommandLineTest {
         assertThat(out.toString()).contains("produce", "db-writer", "demo");
     }
 
-    private static ProduceCommand parse(String... args) {
+    /** The subcommand {@code args} name, its options read. */
+    @SuppressWarnings("unchecked")
+    private static <T> T parse(String... args) {
         CommandLine cli = ProducerDemo.commandLine();
         CommandLine.ParseResult result = cli.parseArgs(args);
-        return (ProduceCommand) result.subcommand().commandSpec().userObject();
+        return (T) result.subcommand().commandSpec().userObject();
     }
 }

@@ -2,6 +2,9 @@ package dev.shaper.demo.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.demo.db.DbSlowdown;
+import dev.shaper.feedback.FeedbackReport;
+import dev.shaper.testsupport.ArrivalStats;
 import dev.shaper.testsupport.CollectedRecord;
 import dev.shaper.testsupport.CommittedRecordCollector;
 import dev.shaper.testsupport.RecordId;
@@ -18,6 +21,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -31,9 +35,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The demo end to end, in a short run (10 s of bursts far above the shaper's rate): the database never
- * received more than rate + 1 rows of a key in any second, and every produced id is in the database or in
- * the rejected topic, exactly once.
+ * The demo end to end, in short runs of bursts far above the shaper's rate: the database never received more than
+ * rate + 1 rows of a key in any second, nor, with a total rate, more than that rate and one tick's worth of all
+ * keys together; and every produced id is in the database or in the rejected topic, exactly once.
  *
  * <p>Which clock: the rows' {@code released_ms}, the time the shaper released each record (its
  * {@code shaper.released.ms} header, or the broker's append time for records that passed at once). That is
@@ -46,46 +50,158 @@ import org.junit.jupiter.api.io.TempDir;
 class DemoIT {
 
     private static final double RATE_PER_KEY = 20;
+    /** The shaper's tick in the demo: half the interval between a key's records. */
+    private static final long TICK_MS = 25;
+    /** The shaper's default shaper.shaping.catchup.max.ms: the most a late tick makes up. */
+    private static final long CATCHUP_MAX_MS = 200;
 
     @TempDir
     Path output;
 
     @Test
     void shouldProtectTheDatabaseAndAccountForEveryRecord() throws Exception {
-        // Given: bursts of 150 every 3 s over 40/s background, 4 keys at 20/s each (80/s capacity)
-        String jdbcUrl = "jdbc:h2:mem:demo-it-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-        DemoSettings settings = new DemoSettings(Duration.ofSeconds(10), RATE_PER_KEY, 4, 1.0, 40, 150,
-                Duration.ofSeconds(3), 80, Duration.ofSeconds(2), 0, null, jdbcUrl, output, Duration.ofSeconds(30));
-        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        // Given: bursts of 150 every 3 s over 40/s background, 4 keys at 20/s each (80/s together), no total rate
+        DemoSettings settings = settings(Duration.ofSeconds(10), 0, null, false);
 
         // When: the demo runs to the end
+        Outcome outcome = runToTheEnd(settings);
+
+        // Then: every id once, in the database or rejected; the database protected by release time
+        VerificationReport report = outcome.report();
+        assertThat(report.isExactlyOnce()).as(report.summary()).isTrue();
+        assertThat(outcome.rows()).as("rows written").isNotEmpty();
+        assertThat(report.rejectedCount()).as("bursts beyond the delay bound are rejected").isPositive();
+        assertThat(report.keys().values()).allSatisfy(k -> assertThat(k.timeBasis()).isEqualTo("release time"));
+        assertThat(report.keys().values()).as(report.summary())
+                .allSatisfy(k -> assertThat(k.maxInWindow()).isLessThanOrEqualTo((int) RATE_PER_KEY + 1));
+        // And: the summary and the chart, and nothing left behind
+        assertThat(outcome.console()).contains("densest key-second", "database rows", "no cap (--total-rate 0)");
+        assertThat(Files.readString(output.resolve(DemoRun.CHART_FILE))).contains("<svg", "<polyline")
+                .doesNotContain("DB capacity");
+        assertThat(outcome.workDir()).doesNotExist();
+    }
+
+    @Test
+    void shouldHoldTheDatabaseToTheTotalRateWhenOneIsSet() throws Exception {
+        // Given: the same bursts (90/s offered on average), 4 keys at 20/s, and a database of 40/s whose writer
+        // reports to the shaper, each batch 5 ms slower
+        double totalRate = 40;
+        DemoSettings settings = settings(Duration.ofSeconds(8), totalRate,
+                new DbSlowdown(Duration.ZERO, Duration.ofMinutes(1), Duration.ofMillis(5)), true);
+
+        // When
+        Outcome outcome = runToTheEnd(settings);
+
+        // Then: every id once, in the database or rejected
+        VerificationReport report = outcome.report();
+        assertThat(report.isExactlyOnce()).as(report.summary()).isTrue();
+        // And: by release time, no second of all keys together holds more than the capacity allows, and the
+        // capacity bound: the keys' own rates would have let 80/s through
+        long[] releasedMs = outcome.rows().stream().mapToLong(CollectedRecord::releasedAtMs).sorted().toArray();
+        int densest = ArrivalStats.maxInWindow(Arrays.stream(releasedMs).map(ms -> ms * 1_000_000L).toArray(),
+                1_000_000_000L);
+        assertWithinCapacity(releasedMs, totalRate);
+        assertThat(densest).as("the densest second").isGreaterThanOrEqualTo((int) (totalRate * 0.75));
+        // And: the summary prints the capacity and that second, the chart draws the capacity
+        assertThat(outcome.console()).contains("40/s, the shaper's total rate")
+                .containsPattern("densest second +" + densest + " rows of all keys");
+        assertThat(Files.readString(output.resolve(DemoRun.CHART_FILE))).contains("DB capacity (40/s)");
+        // And: the writer's reports so far, keyed by it, count no more than the rows, each batch's 5 ms included
+        assertThat(outcome.reports()).isNotEmpty()
+                .allSatisfy(r -> assertThat(r.writerId()).isEqualTo(DemoRun.WRITER_ID));
+        assertThat(outcome.reports().stream().mapToLong(r -> r.report().writes()).sum())
+                .isPositive().isLessThanOrEqualTo(outcome.rows().size());
+        assertThat(outcome.reports()).filteredOn(r -> r.report().writes() > 0)
+                .allSatisfy(r -> assertThat(r.report().latencyP99Ms()).isGreaterThanOrEqualTo(5.0));
+    }
+
+    /**
+     * Asserts that no second of releases, all keys together, holds more than the capacity plus one tick's worth, and
+     * one unit per task (each of the 2 tasks' limiters lets its last record of a tick end up to one unit ahead).
+     * A tick that runs late (the punctuator stalled: a busy machine, a collector pause) makes up its delay, up to
+     * {@code shaper.shaping.catchup.max.ms}: a second that starts with such a tick may hold that delay's worth
+     * instead of one tick's, measured as the gap between its first release and the one before.
+     */
+    private static void assertWithinCapacity(long[] releasedMs, double capacity) {
+        int end = 0;
+        for (int start = 0; start < releasedMs.length; start++) {
+            while (end < releasedMs.length && releasedMs[end] - releasedMs[start] < 1_000) {
+                end++;
+            }
+            long gapBeforeMs = start == 0 ? TICK_MS : releasedMs[start] - releasedMs[start - 1];
+            long madeUpMs = Math.max(TICK_MS, Math.min(gapBeforeMs, CATCHUP_MAX_MS));
+            long limit = (long) Math.floor(capacity * (1 + madeUpMs / 1000.0)) + DemoRun.INPUT_PARTITIONS;
+            assertThat((long) (end - start)).as("releases in the second from %d ms (after a %d ms gap)",
+                    releasedMs[start], gapBeforeMs).isLessThanOrEqualTo(limit);
+        }
+    }
+
+    /** Bursts of 150 every 3 s over 40/s background, 4 keys at 20/s each, a 2 s bound on the wait. */
+    private DemoSettings settings(Duration duration, double totalRate, DbSlowdown dbSlowdown, boolean feedback) {
+        String jdbcUrl = "jdbc:h2:mem:demo-it-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+        return new DemoSettings(duration, RATE_PER_KEY, totalRate, 4, 1.0, 40, 150, Duration.ofSeconds(3), 80,
+                Duration.ofSeconds(2), 0, null, jdbcUrl, dbSlowdown, feedback, output, Duration.ofSeconds(30));
+    }
+
+    /** One report on the feedback topic and the writer it is keyed by. */
+    private record KeyedReport(String writerId, FeedbackReport report) {
+    }
+
+    /**
+     * What a demo run left behind.
+     *
+     * @param console what it printed
+     * @param rows    the database's rows, as records read from the output with their release time
+     * @param report  every produced id against the rows and the rejected records
+     * @param workDir the broker's and the shaper's directory (gone once the demo closed)
+     * @param reports the DB writer's reports on the feedback topic before the demo closed (none without feedback)
+     */
+    private record Outcome(String console, List<CollectedRecord> rows, VerificationReport report, Path workDir,
+                           List<KeyedReport> reports) {
+    }
+
+    /** Runs the demo until everything drained and closes it; reads what it produced, rejected and wrote. */
+    private static Outcome runToTheEnd(DemoSettings settings) throws Exception {
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
         List<RecordId> produced;
         List<CollectedRecord> rejected;
+        List<KeyedReport> reports = List.of();
         Path workDir;
         try (DemoRun run = DemoRun.start(settings, new PrintStream(console, true, StandardCharsets.UTF_8))) {
             workDir = run.workDir();
             assertThat(run.awaitCompletion()).as("drained; console:%n%s", console).isTrue();
             produced = inputIds(run.bootstrapServers());
             rejected = rejectedRecords(run.bootstrapServers(), produced.size());
+            if (settings.feedback()) {
+                reports = feedbackReports(run.bootstrapServers());
+            }
         }
-        List<CollectedRecord> rows = databaseRows(jdbcUrl);
+        List<CollectedRecord> rows = databaseRows(settings.jdbcUrl());
         List<CollectedRecord> all = new ArrayList<>(rows);
         all.addAll(rejected);
         VerificationReport report = ShapedOutputVerifier.verify(produced, all);
         System.out.println(console.toString(StandardCharsets.UTF_8));
         System.out.println(report.summary());
+        return new Outcome(console.toString(StandardCharsets.UTF_8), rows, report, workDir, reports);
+    }
 
-        // Then: every id once, in the database or rejected; the database protected by release time
-        assertThat(report.isExactlyOnce()).as(report.summary()).isTrue();
-        assertThat(rows).as("rows written").isNotEmpty();
-        assertThat(report.rejectedCount()).as("bursts beyond the delay bound are rejected").isPositive();
-        assertThat(report.keys().values()).allSatisfy(k -> assertThat(k.timeBasis()).isEqualTo("release time"));
-        assertThat(report.keys().values()).as(report.summary())
-                .allSatisfy(k -> assertThat(k.maxInWindow()).isLessThanOrEqualTo((int) RATE_PER_KEY + 1));
-        // And: the summary and the chart, and nothing left behind
-        assertThat(console.toString(StandardCharsets.UTF_8)).contains("densest key-second", "database rows");
-        assertThat(Files.readString(output.resolve(DemoRun.CHART_FILE))).contains("<svg", "<polyline");
-        assertThat(workDir).doesNotExist();
+    /** The reports on the feedback topic so far. */
+    private static List<KeyedReport> feedbackReports(String bootstrapServers) throws Exception {
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            TopicPartition partition = new TopicPartition(DemoRun.FEEDBACK_TOPIC, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long end = consumer.endOffsets(List.of(partition)).get(partition);
+            List<KeyedReport> reports = new ArrayList<>();
+            while (consumer.position(partition) < end) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    reports.add(new KeyedReport(r.key(), FeedbackReport.parse(r.value())));
+                }
+            }
+            return reports;
+        }
     }
 
     /** Every id on the input topic: what the producer got acknowledged. */

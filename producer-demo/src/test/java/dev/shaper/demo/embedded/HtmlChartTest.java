@@ -12,11 +12,35 @@ class HtmlChartTest {
         List<RateTimeline.Rates> rates = List.of(new RateTimeline.Rates(1, 300, 100, 0, 100),
                 new RateTimeline.Rates(2, 40, 100, 5, 95));
 
-        String html = HtmlChart.render("run <x>", rates, 100, "produced 340");
+        String html = HtmlChart.render("run <x>", rates, 100, 0, "produced 340");
 
         assertThat(html).startsWith("<!DOCTYPE html>").contains("<svg", "produced 340", "run &lt;x&gt;");
         assertThat(html.split("<polyline", -1)).hasSize(4);
         assertThat(html).doesNotContain("<script", "src=", "href=");
+    }
+
+    @Test
+    void shouldDrawTheDbCapacityAsALabelledLineWhenATotalRateIsSet() {
+        // Given: a run whose rates stay under 100/s, and a capacity of 250/s above all of them
+        List<RateTimeline.Rates> rates = List.of(new RateTimeline.Rates(1, 90, 60, 0, 60),
+                new RateTimeline.Rates(2, 40, 60, 5, 60));
+
+        // When
+        String html = HtmlChart.render("run", rates, 100, 250, "");
+
+        // Then: one line for the capacity, named in the legend and on the line, and the axis reaches up to it
+        assertThat(html.split("class=\"db-capacity\"", -1)).hasSize(2);
+        assertThat(html.split("DB capacity \\(250/s\\)", -1)).hasSize(3);
+        assertThat(html).contains(">500</text>");
+    }
+
+    @Test
+    void shouldDrawNoDbCapacityWhenNoTotalRateIsSet() {
+        List<RateTimeline.Rates> rates = List.of(new RateTimeline.Rates(1, 300, 60, 0, 60));
+
+        String html = HtmlChart.render("run", rates, 100, 0, "");
+
+        assertThat(html).doesNotContain("db-capacity", "DB capacity").contains("all keys at their rate (100/s)");
     }
 
     @Test
