@@ -83,10 +83,35 @@ class PriorityTopologyTest {
         }
     }
 
+    @Test
+    void shouldShareByWeightWithShortTicksWhoseBudgetIsAUnitOrTwo() {
+        // Given: the same keys, ticks of 20 ms: about 2 units of the total per tick for two bands
+        RuleBook rules = new RuleBook(new ShapingRule(50, 100_000, 600_000), List.of(
+                new KeyRule(new KeyMatcher.Prefix("heavy-"), new ShapingRule(50, 100_000, 600_000, 0, 3)),
+                new KeyRule(new KeyMatcher.Prefix("light-"), new ShapingRule(50, 100_000, 600_000, 0, 1))));
+        Duration tick = Duration.ofMillis(20);
+        try (ShaperDriver shaper = ShaperDriver.start(settings(tick), rules, 1)) {
+            send(shaper, "light-", 2, 1_000);
+            send(shaper, "heavy-", 2, 1_000);
+
+            releasedByPrefix(shaper, tick, 50);
+            Map<String, Integer> released = releasedByPrefix(shaper, tick, 500);
+
+            int heavy = released.getOrDefault("heavy-", 0);
+            int light = released.getOrDefault("light-", 0);
+            assertThat(heavy + light).isBetween(990, 1_010);
+            assertThat((double) heavy / light).isCloseTo(3.0, within(0.15));
+        }
+    }
+
     private static Map<String, String> settings() {
+        return settings(TICK);
+    }
+
+    private static Map<String, String> settings(Duration tick) {
         Map<String, String> settings = new HashMap<>();
         settings.put(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, Double.toString(TOTAL));
-        settings.put(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(TICK.toMillis()));
+        settings.put(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(tick.toMillis()));
         return settings;
     }
 
@@ -107,9 +132,13 @@ class PriorityTopologyTest {
 
     /** Advances {@code ticks} ticks and counts the shaped records by key prefix (the text up to its last dash). */
     private static Map<String, Integer> releasedByPrefix(ShaperDriver shaper, int ticks) {
+        return releasedByPrefix(shaper, TICK, ticks);
+    }
+
+    private static Map<String, Integer> releasedByPrefix(ShaperDriver shaper, Duration tickLength, int ticks) {
         Map<String, Integer> released = new HashMap<>();
         for (int tick = 0; tick < ticks; tick++) {
-            shaper.advance(TICK);
+            shaper.advance(tickLength);
             for (TestRecord<byte[], byte[]> record : shaper.readShaped()) {
                 String key = text(record.key());
                 released.merge(key.substring(0, key.lastIndexOf('-') + 1), 1, Integer::sum);

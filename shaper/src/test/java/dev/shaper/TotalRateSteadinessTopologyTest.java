@@ -55,8 +55,8 @@ class TotalRateSteadinessTopologyTest {
                 }
             }
 
-            // Then: 20 s at 200/s within 1 %; no second above the rate by more than the catch-up's 2 % and the two
-            // ticks' worth a late tick may release at once
+            // Then: 20 s at 200/s within 1 %; no second above the rate by more than the catch-up's 5 % and the
+            // 100 ms a late tick may release at once
             assertThat(releasedAtMs.size()).isBetween(3_960, 4_040);
             int densest = 0;
             for (int i = 0, j = 0; i < releasedAtMs.size(); i++) {
@@ -65,7 +65,7 @@ class TotalRateSteadinessTopologyTest {
                 }
                 densest = Math.max(densest, i - j + 1);
             }
-            assertThat(densest).isLessThanOrEqualTo((int) (TOTAL * 1.02 + 2 * TOTAL * TICK_MS / 1000.0) + 1);
+            assertThat(densest).isLessThanOrEqualTo((int) (TOTAL * (1.05 + 0.1)) + 1);
         }
     }
 }

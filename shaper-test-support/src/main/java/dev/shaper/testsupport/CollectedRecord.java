@@ -12,10 +12,12 @@ package dev.shaper.testsupport;
  * @param releasedAtMs the {@code shaper.released.ms} header: when the shaper released it; null if absent
  * @param queuedMs     the {@code shaper.queued.ms} header, or null if absent or not a number
  * @param reason       the {@code shaper.reason} header, or null if absent
+ * @param retryAfterMs the {@code shaper.retry.after.ms} header, or null if absent or not a number
  * @param malformed    why the value has no id, or null
  */
 public record CollectedRecord(Topic topic, String key, RecordId id, long arrivalNanos, Long appendedAtMs,
-                              Long releasedAtMs, Long queuedMs, String reason, String malformed) {
+                              Long releasedAtMs, Long queuedMs, String reason, Long retryAfterMs,
+                              String malformed) {
 
     /** The topic a record came from. */
     public enum Topic { OUTPUT, REJECTED }

@@ -111,7 +111,8 @@ public final class CommittedRecordCollector implements AutoCloseable {
         }
         Long appendedAt = r.timestampType() == TimestampType.LOG_APPEND_TIME ? r.timestamp() : null;
         return new CollectedRecord(topic, r.key(), id, arrival, appendedAt, number(r, OutputHeaders.RELEASED_MS),
-                number(r, OutputHeaders.QUEUED_MS), header(r, OutputHeaders.REASON), malformed);
+                number(r, OutputHeaders.QUEUED_MS), header(r, OutputHeaders.REASON),
+                number(r, OutputHeaders.RETRY_AFTER_MS), malformed);
     }
 
     /** A header holding a decimal number, or null if it is absent or not a number. */

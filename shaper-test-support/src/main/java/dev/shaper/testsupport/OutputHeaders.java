@@ -13,6 +13,8 @@ public final class OutputHeaders {
     public static final String RELEASED_MS = "shaper.released.ms";
     /** {@code ShaperHeaders.REASON}: why a record was rejected. */
     public static final String REASON = "shaper.reason";
+    /** {@code ShaperHeaders.RETRY_AFTER_MS}: how long a rejected record's producer should wait before a retry. */
+    public static final String RETRY_AFTER_MS = "shaper.retry.after.ms";
 
     private OutputHeaders() {
     }

@@ -14,11 +14,11 @@ class ShapedOutputVerifierTest {
     private static final long MS = 1_000_000L;
 
     private static CollectedRecord output(String key, long seq, long arrivalMs) {
-        return new CollectedRecord(Topic.OUTPUT, key, new RecordId(key, seq), arrivalMs * MS, null, null, 0L, null, null);
+        return new CollectedRecord(Topic.OUTPUT, key, new RecordId(key, seq), arrivalMs * MS, null, null, 0L, null, null, null);
     }
 
     private static CollectedRecord rejected(String key, long seq, String reason) {
-        return new CollectedRecord(Topic.REJECTED, key, new RecordId(key, seq), 0, null, null, null, reason, null);
+        return new CollectedRecord(Topic.REJECTED, key, new RecordId(key, seq), 0, null, null, null, reason, null, null);
     }
 
     @Test
@@ -49,8 +49,8 @@ class ShapedOutputVerifierTest {
                 output("key-0", 0, 0),
                 rejected("key-0", 0, "QUEUE_FULL"),
                 output("key-9", 0, 5),
-                new CollectedRecord(Topic.OUTPUT, "key-1", new RecordId("key-0", 2), 0, null, null, 0L, null, null),
-                new CollectedRecord(Topic.OUTPUT, "key-1", null, 0, null, null, null, null, "not a record id"));
+                new CollectedRecord(Topic.OUTPUT, "key-1", new RecordId("key-0", 2), 0, null, null, 0L, null, null, null),
+                new CollectedRecord(Topic.OUTPUT, "key-1", null, 0, null, null, null, null, null, "not a record id"));
 
         // When
         VerificationReport report = ShapedOutputVerifier.verify(expected, read);

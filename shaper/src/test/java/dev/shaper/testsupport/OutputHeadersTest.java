@@ -13,5 +13,6 @@ class OutputHeadersTest {
         assertThat(OutputHeaders.QUEUED_MS).isEqualTo(ShaperHeaders.QUEUED_MS);
         assertThat(OutputHeaders.RELEASED_MS).isEqualTo(ShaperHeaders.RELEASED_MS);
         assertThat(OutputHeaders.REASON).isEqualTo(ShaperHeaders.REASON);
+        assertThat(OutputHeaders.RETRY_AFTER_MS).isEqualTo(ShaperHeaders.RETRY_AFTER_MS);
     }
 }

@@ -248,7 +248,7 @@ class DemoIT {
                     RecordId id = RecordId.parse(r.getString(2).getBytes(StandardCharsets.UTF_8));
                     long released = r.getLong(3);
                     rows.add(new CollectedRecord(CollectedRecord.Topic.OUTPUT, r.getString(1), id, 0, null,
-                            r.wasNull() ? null : released, null, null, null));
+                            r.wasNull() ? null : released, null, null, null, null));
                 }
             }
         }

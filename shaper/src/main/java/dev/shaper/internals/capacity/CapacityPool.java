@@ -33,6 +33,8 @@ public final class CapacityPool {
     private Runnable membershipListener = () -> { };
     /** Units that tasks gave up in their last ticks, for the tasks that have more to release. */
     private double spare;
+    /** The lowest priority (highest number) the last split reached: what the pool ran out at, or every priority. */
+    private int lastServedPriority = Integer.MAX_VALUE;
 
     /**
      * @param totalRate       the application's total rate, units per second (more than 0)
@@ -90,9 +92,13 @@ public final class CapacityPool {
         spare = Math.min(spare + Math.max(0, units), pooled() * horizonSeconds);
     }
 
-    /** Takes {@code units} another task gave up, if that many wait: a task the rate it was given held back. */
-    public synchronized boolean takeSpare(long units) {
-        if (spare < units) {
+    /**
+     * Takes {@code units} another task gave up, if that many wait, for a record of {@code priority} that the rate its
+     * task was given held back. Not for a priority lower than one the pool could not serve whole: spare units go to
+     * the priority the capacity ran out at, not below it.
+     */
+    public synchronized boolean takeSpare(long units, int priority) {
+        if (priority > lastServedPriority || spare < units) {
             return false;
         }
         spare -= units;
@@ -212,6 +218,7 @@ public final class CapacityPool {
             levels = Math.max(levels, member.demand.levels());
         }
         double remaining = pooled();
+        lastServedPriority = Integer.MAX_VALUE;
         List<Member> byDemand = new ArrayList<>(members);
         for (int priority = 0; priority < levels && remaining > 0; priority++) {
             int level = priority;
@@ -222,6 +229,9 @@ public final class CapacityPool {
                 shares.merge(member, given, Double::sum);
                 remaining -= given;
                 left--;
+            }
+            if (remaining <= 1e-9) {
+                lastServedPriority = priority; // the pool ran out here: no spare units below this priority
             }
         }
         double headroom = Math.max(0, remaining) / Math.max(1, members.size());

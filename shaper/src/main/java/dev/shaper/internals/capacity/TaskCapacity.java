@@ -8,8 +8,9 @@ import java.util.Arrays;
  * One task's part of the total rate, and the limiter that spends it. With a {@link CapacityPool}, the part follows
  * the task's demand: each tick the task reports what it could use, and takes the rate the pool gives it.
  *
- * <p>The demand is what the task used since the last tick, plus a little, plus what it has queued spread over
- * {@link #DRAIN_SECONDS}: a task with a backlog asks for enough to work it off, a task without one for what it uses.
+ * <p>The demand is what the task used lately (averaged over half a second), plus a little, plus what it has queued
+ * spread over {@link #DRAIN_SECONDS}, but no more than its waiting keys' own rates allow: a task with a backlog asks
+ * for enough to work it off, a task without one for what it uses.
  * A task that had less to release than its part allowed gives the rest up to the pool at the end of its tick, and a
  * task its part holds back takes such spare units: so what one task leaves within a tick is not lost. The demand is
  * reported priority by priority (its keys' rules'), so that the pool serves priority 0 across tasks first.
@@ -17,32 +18,31 @@ import java.util.Arrays;
 public final class TaskCapacity {
 
     /** Of what a task used, how much more it asks for: room for its traffic to grow before the next tick. */
-    private static final double GROWTH = 1.05;
+    private static final double GROWTH = 1.02;
     /** The time a task asks for to work off what it has queued. */
     static final double DRAIN_SECONDS = 1.0;
 
     private final CapacityPool pool;
     private final CapacityPool.Member member;
-    private final double staticShare;
     private final TotalRateLimiter limiter;
+    /** The time over which the rate a task used is averaged. */
+    static final double USE_AVERAGING_SECONDS = 0.5;
+    /** The rate used, averaged, by priority. */
+    private final double[] usedRate = new double[ShapingRule.LOWEST_PRIORITY + 1];
     /** Units used since the last tick, by priority. */
     private final long[] usedUnits = new long[ShapingRule.LOWEST_PRIORITY + 1];
-    /** The highest priority (lowest number) the cap held back since the last tick, or -1. */
-    private int heldBackPriority = -1;
     private long lastTickWallMs;
 
-    private TaskCapacity(CapacityPool pool, CapacityPool.Member member, double staticShare, TotalRateLimiter limiter,
-                         long wallNowMs) {
+    private TaskCapacity(CapacityPool pool, CapacityPool.Member member, TotalRateLimiter limiter, long wallNowMs) {
         this.pool = pool;
         this.member = member;
-        this.staticShare = staticShare;
         this.limiter = limiter;
         this.lastTickWallMs = wallNowMs;
     }
 
     /** A fixed part: {@code ratePerSecond} (0 or less: no cap), whatever the task's demand. */
     public static TaskCapacity fixed(double ratePerSecond) {
-        return new TaskCapacity(null, null, ratePerSecond, new TotalRateLimiter(ratePerSecond), 0);
+        return new TaskCapacity(null, null, new TotalRateLimiter(ratePerSecond), 0);
     }
 
     /**
@@ -55,7 +55,7 @@ public final class TaskCapacity {
         double staticShare = pool.staticShare();
         TotalRateLimiter limiter = new TotalRateLimiter(staticShare, staticShare);
         limiter.setRate(member.update(PriorityDemand.ofHighest(staticShare)));
-        return new TaskCapacity(pool, member, staticShare, limiter, wallNowMs);
+        return new TaskCapacity(pool, member, limiter, wallNowMs);
     }
 
     /** The limiter the task's records spend this part through. */
@@ -68,17 +68,12 @@ public final class TaskCapacity {
         usedUnits[priority] += units;
     }
 
-    /** The cap held a record of {@code priority} back. */
-    public void heldBack(int priority) {
-        heldBackPriority = heldBackPriority < 0 ? priority : Math.min(heldBackPriority, priority);
-    }
-
     /**
      * Whether {@code cost} units of {@code priority} may leave now beyond the task's own part, from what other tasks
      * of the instance gave up; they count as used.
      */
     public boolean takeSpare(long cost, int priority) {
-        if (pool == null || !pool.takeSpare(cost)) {
+        if (pool == null || !pool.takeSpare(cost, priority)) {
             return false;
         }
         usedUnits[priority] += cost;
@@ -88,25 +83,28 @@ public final class TaskCapacity {
     /**
      * At the start of a tick: reports the demand since the last one and takes the part for the next.
      *
-     * @param queuedUnits what the task has queued now, by priority (index: priority)
+     * @param queuedUnits  what the task has queued now, by priority (index: priority)
+     * @param waitingRates the rates of the keys with records queued, together, by priority: the queues drain no
+     *                     faster than that, however much they hold
      */
-    public void tick(long wallNowMs, long[] queuedUnits) {
+    public void tick(long wallNowMs, long[] queuedUnits, double[] waitingRates) {
         if (member == null) {
             return;
         }
         double elapsedSeconds = Math.max(1, wallNowMs - lastTickWallMs) / 1000.0;
+        // What one short tick used says little (one record or two is 50/s or 100/s at a 20 ms tick): the rate used
+        // is averaged over about USE_AVERAGING_SECONDS, so that shares do not swing from tick to tick.
+        double weight = Math.min(1, elapsedSeconds / USE_AVERAGING_SECONDS);
         double[] demand = new double[usedUnits.length];
         for (int p = 0; p < demand.length; p++) {
+            usedRate[p] += weight * (usedUnits[p] / elapsedSeconds - usedRate[p]);
             long queued = p < queuedUnits.length ? queuedUnits[p] : 0;
-            demand[p] = usedUnits[p] / elapsedSeconds * GROWTH + queued / DRAIN_SECONDS;
-        }
-        if (heldBackPriority >= 0) {
-            // A burst it could not pass at once.
-            demand[heldBackPriority] = Math.max(demand[heldBackPriority], Math.min(2 * limiter.rate(), staticShare));
+            double waitingRate = p < waitingRates.length ? waitingRates[p] : 0;
+            demand[p] = Math.min(usedRate[p] * GROWTH + queued / DRAIN_SECONDS,
+                    Math.max(usedRate[p], waitingRate) * GROWTH);
         }
         limiter.setRate(member.update(PriorityDemand.of(demand)));
         Arrays.fill(usedUnits, 0);
-        heldBackPriority = -1;
         lastTickWallMs = wallNowMs;
     }
 

@@ -52,6 +52,12 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     private final RuleBook rules;
     private final ShaperMetrics metrics;
     private final long tickNanos;
+    /**
+     * The longest step a release serves whole: twice the tick, and at least 100 ms, covers a busy stream thread's
+     * late ticks; the total rate makes up a longer stall a little faster than the clock, not at once (see
+     * TotalRateLimiter).
+     */
+    private final long burstNanos;
     /** Null when no key has an admission limit. */
     private final AdmissionStep admission;
     /** The instance's pool of the total rate, shared by demand; null for a fixed share per task. */
@@ -84,6 +90,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.backlogs = backlogs;
         this.metrics = metrics;
         this.tickNanos = settings.tickMs() * 1_000_000L;
+        this.burstNanos = Math.max(2 * tickNanos, 100_000_000L);
         this.admission = admission == null ? null : new AdmissionStep(admission, rules, settings.admissionKeyHeader());
         this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
                 settings.topicLimits().rejectedTimes());
@@ -144,9 +151,6 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         ShapingRule rule = rules.ruleFor(record.key());
         // A record may not pass ahead of records of a higher priority that the total rate holds back.
         boolean totalAllows = total.canPass(now) && !queues.heldBackAbove(rule.priority());
-        if (!totalAllows) {
-            capacity.heldBack(rule.priority());
-        }
         // Nothing queued and the cap open: no backlog in front of the cap, and nothing to compute per record. A
         // record waits behind what is queued at its priority or a higher one.
         long capWait = totalAllows && queues.queuedUnits() == 0 ? 0
@@ -185,12 +189,12 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long before = clock.current();
         long now = clock.advance(wallNow);
         queues.startTick(now);
-        capacity.tick(wallNow, queues.queuedUnitsByPriority());
+        capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());
         bucketRelease.startTick(now, now - before, wallNow);
         leaving.wallNow = wallNow;
         queues.releaseDue(now, bucketRelease, leaving);
         if (!queues.totalHeldBack()) {
-            capacity.giveUpUnused(now, Math.min(now - before, 2 * tickNanos), settings.tickMs() / 1000.0);
+            capacity.giveUpUnused(now, Math.min(now - before, burstNanos), settings.tickMs() / 1000.0);
         }
         queues.endTick(now);
         counts.tick(wallNow);
@@ -220,7 +224,10 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /** A queued record that waited past its key's {@code max.delay.ms} (and a tick) goes to the rejected topic. */
     private void rejectExpired(byte[] key, QueuedRecord queued, long storedBytes, long wallNow) {
         Record<byte[], byte[]> expired = new Record<>(key, queued.value(), queued.timestamp(), queued.headers());
-        reject(expired, new Refusal(RejectReason.DELAY_EXCEEDED, "expired while queued: waited "
+        // A retry is worth it once what the task has queued now has left, at its part of the total rate.
+        long retryAfterMs = Math.max(settings.tickMs(),
+                total.backlogNanos(clock.current(), queues.queuedUnits()) / 1_000_000L);
+        reject(expired, new Refusal(RejectReason.DELAY_EXCEEDED, retryAfterMs, "expired while queued: waited "
                 + (wallNow - queued.enqueuedWallMs()) + " ms, more than this key's max.delay.ms of "
                 + rules.ruleFor(key).maxDelayMs() + " ms (the total rate's share shrank or the release stalled)"));
         counts.dequeuedToRejected(storedBytes);
@@ -250,9 +257,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
         void startTick(long nowNanos, long stepNanos, long wallNowMs) {
             now = nowNanos;
-            // A tick up to twice as long as set is ordinary jitter; the total rate makes up a longer stall by catching
-            // up a little faster than the clock, not in one step (see TotalRateLimiter).
-            step = Math.min(stepNanos, 2 * tickNanos);
+            step = Math.min(stepNanos, burstNanos);
             wallNow = wallNowMs;
             ruleKey = null; // the rules may have changed between ticks; a key array may be reused
         }
@@ -296,11 +301,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                 capacity.used(cost, priority);
                 return true;
             }
-            if (capacity.takeSpare(cost, priority)) {
-                return true;
-            }
-            capacity.heldBack(priority);
-            return false;
+            return capacity.takeSpare(cost, priority);
         }
     }
 

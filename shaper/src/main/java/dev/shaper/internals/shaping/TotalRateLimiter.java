@@ -21,8 +21,8 @@ public final class TotalRateLimiter {
     /** The smoothing schedule: releases at most {@link #CATCH_UP_SPEED} times the rate beyond one step's worth. */
     private long smoothTatNanos = Long.MIN_VALUE;
 
-    /** How much faster than the clock a cap that fell behind makes up the time: a 1-s window holds 2 % more at most. */
-    static final double CATCH_UP_SPEED = 1.02;
+    /** How much faster than the clock a cap that fell behind makes up the time: a 1-s window holds 5 % more at most. */
+    static final double CATCH_UP_SPEED = 1.05;
     /** How much time a cap that fell behind still owes at most: what it owed beyond is lost. */
     static final long MAX_OWED_NANOS = 1_000_000_000L;
 
@@ -77,7 +77,7 @@ public final class TotalRateLimiter {
      * Spends {@code cost} units for a queued record if the cap allows it now. Two schedules must both allow it:
      * the rate's, which remembers up to {@link #MAX_OWED_NANOS} that a stall kept from being used, so that the time
      * is made up and the rate is exact; and a smoothing one at {@link #CATCH_UP_SPEED} times the rate, which lets a
-     * scan covering {@code stepNanos} (the caller passes at most two ticks) use that step's worth and makes up what is
+     * scan covering {@code stepNanos} (the caller bounds it: a longer stall is made up, not served at once) use that step's worth and makes up what is
      * owed only a little faster than the clock, never in one burst.
      */
     public boolean tryRelease(long nowNanos, long stepNanos, long cost) {
@@ -120,14 +120,16 @@ public final class TotalRateLimiter {
     }
 
     /**
-     * Gives up what the cap would still let leave now (see {@link #availableUnits}, less the one unit of slack) and
-     * returns it, in units: the task had nothing more to release, and another task may use it instead.
+     * Gives up what the cap let accrue within the last {@code stepNanos} and nobody used, and returns it, in units: the
+     * task had nothing more to release, and another task may use it instead.
      */
     public double forfeit(long nowNanos, long stepNanos) {
         if (unlimited || !(ratePerSecond > 0) || tatNanos >= nowNanos) {
             return 0;
         }
-        double unused = availableUnits(nowNanos, stepNanos) - 1;
+        // What the schedule let accrue up to now and nothing used (the one unit of slack a release may take is not
+        // time that accrued).
+        double unused = (nowNanos - Math.max(tatNanos, nowNanos - stepNanos)) * ratePerSecond / 1e9;
         tatNanos = nowNanos;
         smoothTatNanos = Math.max(smoothTatNanos, nowNanos);
         return Math.max(0, unused);

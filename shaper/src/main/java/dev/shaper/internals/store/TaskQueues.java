@@ -26,6 +26,9 @@ import org.apache.kafka.common.utils.Bytes;
  */
 public final class TaskQueues {
 
+    /** How many ticks' parts a band that the total rate ran out before may carry over. */
+    private static final double MAX_CARRIED_PARTS = 4;
+
     /** How many stored key states one tick looks at for eviction. */
     static final int EVICTION_SCAN_PER_TICK = 1_000;
 
@@ -188,7 +191,7 @@ public final class TaskQueues {
         return units;
     }
 
-    /** Whether the total rate held back any record in the last release scan. */
+    /** Whether the total rate (or a band's part of it) held back any record in the last release scan. */
     public boolean totalHeldBack() {
         return heldBackPriority != Integer.MAX_VALUE;
     }
@@ -200,6 +203,18 @@ public final class TaskQueues {
             units[queue.band.priority()] += queue.queuedUnits;
         }
         return units;
+    }
+
+    /**
+     * The rates of the keys with records queued, together, by priority (index: priority; a new array, as long as
+     * the lowest in use + 1): how fast the queues could drain at most, their own rates allowing.
+     */
+    public double[] waitingRateByPriority() {
+        double[] rates = new double[bands.lastKey().priority() + 1];
+        for (BandQueue queue : bands.values()) {
+            rates[queue.band.priority()] += queue.waitingRate;
+        }
+        return rates;
     }
 
     /**
@@ -284,38 +299,35 @@ public final class TaskQueues {
             return;
         }
         // Rounds of a deficit round robin: each band with records due gets its part of what the total lets leave,
-        // by weight x its waiting keys' rates; what a band leaves unused goes to the others in the next round.
+        // by weight x its waiting keys' rates; what a band leaves unused goes to the others in the next round. A part
+        // the total ran out before (an earlier band took the cap's slack) carries over to the next tick, up to a few
+        // ticks' worth, so the order of the bands does not decide their shares.
+        available = Math.max(0, available - 1); // the cap's one unit of slack is not time that accrued
         List<BandQueue> wanting = new ArrayList<>(queues);
-        for (int round = 0; round <= queues.size() && !wanting.isEmpty(); round++) {
+        boolean totalRefused = false;
+        for (int round = 0; round <= queues.size() && !wanting.isEmpty() && !totalRefused; round++) {
             double claims = 0;
             for (BandQueue queue : wanting) {
                 claims += queue.claim();
             }
             List<BandQueue> stillWanting = new ArrayList<>(wanting.size());
-            boolean totalRefused = false;
             for (BandQueue queue : wanting) {
-                if (claims > 0) {
-                    queue.deficit += available * queue.claim() / claims;
-                }
-                if (totalRefused) {
-                    scanBand(queue, 0, nowNanos, policy, sink); // only its expired records leave; its part stays
-                    continue;
-                }
-                ScanEnd end = scanBand(queue, queue.deficit, nowNanos, policy, sink);
-                if (end == ScanEnd.BAND_PART) {
+                double quantum = claims > 0 ? available * queue.claim() / claims : 0;
+                queue.deficit = Math.min(queue.deficit + quantum, MAX_CARRIED_PARTS * quantum + 1);
+                ScanEnd end = scanBand(queue, totalRefused ? 0 : queue.deficit, nowNanos, policy, sink);
+                if (end == ScanEnd.EXHAUSTED) {
+                    queue.deficit = 0; // nothing more due: no part carried over
+                } else if (!totalRefused) {
                     queue.deficit = scanAllowance;
-                    stillWanting.add(queue);
-                } else {
-                    queue.deficit = 0; // nothing more due, or the total ran out: no part carried over
                     totalRefused = end == ScanEnd.TOTAL;
+                    if (end == ScanEnd.BAND_PART) {
+                        stillWanting.add(queue);
+                    }
                 }
-            }
-            if (totalRefused) {
-                return;
             }
             wanting = stillWanting;
-            available = policy.availableUnits();
-            if (!(available >= 1)) {
+            available = Math.max(0, policy.availableUnits() - 1);
+            if (!(available > 0)) {
                 return;
             }
         }
@@ -359,11 +371,9 @@ public final class TaskQueues {
         if (stoppedAt == null) {
             return ScanEnd.EXHAUSTED;
         }
-        if (stoppedByBandPart) {
-            return ScanEnd.BAND_PART;
-        }
+        // Either way the total rate held the band back: its part of it, or all of it.
         heldBackPriority = Math.min(heldBackPriority, queue.band.priority());
-        return ScanEnd.TOTAL;
+        return stoppedByBandPart ? ScanEnd.BAND_PART : ScanEnd.TOTAL;
     }
 
     /** One due record of a release scan: false ends the scan. */

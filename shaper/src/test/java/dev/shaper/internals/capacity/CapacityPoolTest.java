@@ -103,6 +103,12 @@ class CapacityPoolTest {
         assertThat(mixed.rate()).isCloseTo(20 + 30, within(1e-9));
         assertThat(backfill.rate()).isCloseTo(30, within(1e-9));
         assertThat(pool.demandByPriority()).isEqualTo(PriorityDemand.of(new double[] {90, 400}));
+        // And: what a task gives up goes to a priority the pool ran out at, not below it
+        pool.depositSpare(10, 1);
+        assertThat(pool.takeSpare(5, 1)).isTrue();
+        interactive.update(PriorityDemand.of(new double[] {200}));
+        assertThat(pool.takeSpare(1, 1)).isFalse();
+        assertThat(pool.takeSpare(1, 0)).isTrue();
     }
 
     /** {@code unitsPerSecond} at the highest priority. */
