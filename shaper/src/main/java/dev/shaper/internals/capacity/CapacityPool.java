@@ -230,8 +230,8 @@ public final class CapacityPool {
                 remaining -= given;
                 left--;
             }
-            if (remaining <= 1e-9) {
-                lastServedPriority = priority; // the pool ran out here: no spare units below this priority
+            if (remaining <= pooled() * 0.01) {
+                lastServedPriority = priority; // the pool (all but crumbs) ran out here: no spare units below it
             }
         }
         double headroom = Math.max(0, remaining) / Math.max(1, members.size());
