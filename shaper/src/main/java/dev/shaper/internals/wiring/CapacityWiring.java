@@ -54,7 +54,7 @@ public final class CapacityWiring {
         }
         RedisCapacityLeases leases = new RedisCapacityLeases(uri, config.redisTimeout(),
                 RedisTokenBuckets.reconnectDelayFor(config.redisPingInterval()), config.redisTlsCaFile(),
-                new RedisCapacityLeases.Terms(applicationId, instanceId(), config.totalRate(), inputPartitions,
+                new RedisCapacityLeases.Terms(applicationId, instanceId(), pool::totalRate, inputPartitions,
                         config.capacityLease()));
         return new Capacity(pool, new CapacityCoordinator(pool, leases, config.capacityLease(),
                 new DaemonThreadScheduler("shaper-capacity"), System::nanoTime));
