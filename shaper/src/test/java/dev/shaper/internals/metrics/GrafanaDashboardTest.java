@@ -9,6 +9,11 @@ import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.capacity.CapacityCoordinator;
 import dev.shaper.internals.capacity.CapacityLeases;
 import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.adaptive.AdaptiveCapacity;
+import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
+import dev.shaper.internals.capacity.adaptive.CapacityBounds;
+import dev.shaper.internals.capacity.adaptive.ClosedLoop;
+import dev.shaper.internals.capacity.adaptive.ControllerKind;
 import dev.shaper.testsupport.ManualScheduler;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -23,12 +28,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Grafana dashboard in {@code shaper/ops/grafana} queries only metrics the shaper publishes, under the
- * names Prometheus gives them: a renamed meter must not leave a panel silently empty.
+ * names Prometheus gives them: a renamed meter must not leave a panel silently empty. Every meter is described.
  */
 class GrafanaDashboardTest {
 
     private static final Path DASHBOARD = Path.of("ops", "grafana", "shaper-dashboard.json");
-    private static final Pattern SHAPER_METRIC = Pattern.compile("\\bshaper_[a-z_]+");
+    private static final Pattern SHAPER_METRIC = Pattern.compile("\\bshaper_[a-z0-9_]+");
 
     @Test
     void shouldQueryOnlyMetricsTheShaperPublishes() throws Exception {
@@ -55,6 +60,10 @@ class GrafanaDashboardTest {
                 public void close() {
                 }
             }, Duration.ofSeconds(1), new ManualScheduler(), System::nanoTime));
+            AdaptiveCapacity adaptive = AdaptiveCapacity.start(new AdaptiveSettings(new CapacityBounds(40, 400), 100,
+                    0.01, 1_000, 5_000, 30_000, ControllerKind.AIMD), System.currentTimeMillis(), false);
+            metrics.bindClosedLoop(new ClosedLoop(adaptive, null, capacity -> { }, new ManualScheduler(),
+                    System::currentTimeMillis, "test"), () -> 0);
             metrics.redisCall("take", 1_000);
             metrics.registerTaskCounts(1, 100).released(System.currentTimeMillis(), 5, 100);
             String scrape = registry.scrape();
@@ -65,7 +74,10 @@ class GrafanaDashboardTest {
             dashboard.findValues("expr").forEach(e -> expressions.add(e.asText()));
             expressions.add(dashboard.at("/templating/list/1/query").asText());
 
-            // Then: each shaper_* name in them is a sample name of the scrape
+            // Then: every meter has a description
+            assertThat(registry.getMeters()).allSatisfy(meter -> assertThat(meter.getId().getDescription())
+                    .as("description of %s", meter.getId().getName()).isNotBlank());
+            // And: each shaper_* name in them is a sample name of the scrape
             assertThat(expressions).hasSizeGreaterThan(10);
             for (String expression : expressions) {
                 Matcher m = SHAPER_METRIC.matcher(expression);
