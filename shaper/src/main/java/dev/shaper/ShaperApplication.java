@@ -191,7 +191,7 @@ public final class ShaperApplication {
             }
             ClosedLoop loop = capacity.loop();
             if (loop != null) {
-                metrics.bindClosedLoop(loop, capacity.feedback()::malformedRecords);
+                metrics.bindClosedLoop(loop, capacity.feedback());
             }
             streams = new KafkaStreams(TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions,
                     admission, metrics, topicLimits, capacity.pool(), backlogs, capacity.restores())),

@@ -7,6 +7,7 @@ import dev.shaper.internals.capacity.CapacityCoordinator;
 import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.internals.capacity.adaptive.CapacityDecision;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
+import dev.shaper.internals.capacity.adaptive.FeedbackListener;
 import dev.shaper.internals.store.StateCacheBudget;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -327,9 +328,9 @@ public final class ShaperMetrics implements AutoCloseable {
      * Publishes the closed loop: the capacity it applies, its bounds, why, where the decision came from, and what the
      * writers' feedback showed.
      *
-     * @param malformedFeedback the count of malformed feedback records so far
+     * @param feedback the loop's feedback listener, which counts the malformed records
      */
-    public void bindClosedLoop(ClosedLoop loop, LongSupplier malformedFeedback) {
+    public void bindClosedLoop(ClosedLoop loop, FeedbackListener feedback) {
         loopGauge(CAPACITY_RATE, loop, ClosedLoop.Status::capacity, "The application's capacity this instance"
                 + " applies now, units/s, as the closed loop decided it from the database writers' feedback");
         loopGauge(CAPACITY_MIN_RATE, loop, ClosedLoop.Status::min, "The lowest the closed loop lets the capacity fall,"
@@ -363,7 +364,8 @@ public final class ShaperMetrics implements AutoCloseable {
                 .description("1 while a writer's report ended within shaper.capacity.feedback.timeout.ms, 0 when they"
                         + " fell silent (the capacity then holds)")
                 .register(registry);
-        FunctionCounter.builder(CAPACITY_FEEDBACK_MALFORMED, malformedFeedback, LongSupplier::getAsLong)
+        // The listener itself, held by the application: a meter holds its object weakly, a method reference would go.
+        FunctionCounter.builder(CAPACITY_FEEDBACK_MALFORMED, feedback, FeedbackListener::malformedRecords)
                 .description("Feedback records that are not reports (no key, or a value that is not a report's"
                         + " JSON), ignored; each writer's first is logged")
                 .register(registry);

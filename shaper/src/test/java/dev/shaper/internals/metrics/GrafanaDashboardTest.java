@@ -14,6 +14,7 @@ import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
 import dev.shaper.internals.capacity.adaptive.CapacityBounds;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
 import dev.shaper.internals.capacity.adaptive.ControllerKind;
+import dev.shaper.internals.capacity.adaptive.FeedbackListener;
 import dev.shaper.testsupport.ManualScheduler;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -63,7 +65,8 @@ class GrafanaDashboardTest {
             AdaptiveCapacity adaptive = AdaptiveCapacity.start(new AdaptiveSettings(new CapacityBounds(40, 400), 100,
                     0.01, 1_000, 5_000, 30_000, ControllerKind.AIMD), System.currentTimeMillis(), false);
             metrics.bindClosedLoop(new ClosedLoop(adaptive, null, capacity -> { }, new ManualScheduler(),
-                    System::currentTimeMillis, "test"), () -> 0);
+                    System::currentTimeMillis, "test"), new FeedbackListener(Map.of("bootstrap.servers", "unused:9092"),
+                    "feedback", Duration.ofSeconds(5), (writer, report) -> { }, System::currentTimeMillis));
             metrics.redisCall("take", 1_000);
             metrics.registerTaskCounts(1, 100).released(System.currentTimeMillis(), 5, 100);
             String scrape = registry.scrape();
