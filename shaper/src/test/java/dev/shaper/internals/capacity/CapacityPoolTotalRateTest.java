@@ -30,7 +30,7 @@ class CapacityPoolTotalRateTest {
     }
 
     @Test
-    void shouldCapALeaseByTheNewTotalOnlyThroughTheNextRenewal() {
+    void shouldKeepTheLeasedGrantUntilTheNextRenewalWhenTheTotalFalls() {
         // Given: a pool on a lease of 300/s
         CapacityPool pool = new CapacityPool(400, 8);
         pool.join(0);
@@ -46,7 +46,7 @@ class CapacityPoolTotalRateTest {
     }
 
     @Test
-    void shouldRefuseATotalRateThatIsNotAFinitePositiveNumber() {
+    void shouldRefuseATotalRateWhenItIsNotAFiniteNumberAboveZero() {
         CapacityPool pool = new CapacityPool(400, 8);
 
         for (double bad : new double[] {0, -1, Double.NaN, Double.POSITIVE_INFINITY}) {

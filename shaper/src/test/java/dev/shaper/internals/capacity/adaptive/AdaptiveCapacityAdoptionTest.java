@@ -42,7 +42,7 @@ class AdaptiveCapacityAdoptionTest {
     }
 
     @Test
-    void shouldKeepAnAdoptedCapacityWithinTheBounds() {
+    void shouldClampAnAdoptedCapacityWhenItIsOutsideTheBounds() {
         AdaptiveCapacity loop = AdaptiveCapacity.start(settings(WARMUP_MS), START_MS, false);
 
         assertThat(loop.adopt(5_000, Reason.HEALTHY, 0, START_MS).capacity()).isEqualTo(MAX);

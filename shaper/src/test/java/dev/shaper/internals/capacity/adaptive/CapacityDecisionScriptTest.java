@@ -152,7 +152,7 @@ class CapacityDecisionScriptTest {
     }
 
     @Test
-    void shouldKeepTheDecisionForTheKeepTimeAndNoLonger() throws Exception {
+    void shouldExpireTheDecisionWhenNoInstanceDecidedForTheKeepTime() throws Exception {
         // When: a decides
         instance("a").propose(proposal(280, Reason.LATENCY), 0);
 
@@ -168,7 +168,7 @@ class CapacityDecisionScriptTest {
     }
 
     @Test
-    void shouldTellEveryInstanceTheNewestWarmUpAtOnceWhateverTheInterval() throws Exception {
+    void shouldTellEveryInstanceTheNewestWarmUpAtOnceWhenOneStartsWithinTheInterval() throws Exception {
         // Given: a decided 400/s
         RedisCapacityDecisions a = instance("a");
         RedisCapacityDecisions b = instance("b");
@@ -196,7 +196,7 @@ class CapacityDecisionScriptTest {
     }
 
     @Test
-    void shouldKeepTheDecisionInTheSameClusterSlotAsTheLeaseTable() {
+    void shouldUseTheLeaseTablesHashTagWhenNamingTheDecisionsKey() {
         // The hash tag alone picks a key's slot: the same tag, the same slot
         assertThat(CapacityDecisionScript.keyName("app")).isEqualTo("shaper:capdecision:{app}");
         assertThat(CapacityLeaseScript.tableName("app")).endsWith("{app}");

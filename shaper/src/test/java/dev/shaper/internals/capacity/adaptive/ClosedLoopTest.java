@@ -217,7 +217,7 @@ class ClosedLoopTest {
     }
 
     @Test
-    void shouldLogOnceEachDecisionThatMovesTheCapacityByMoreThanTenPercent() {
+    void shouldLogADecisionOnceWhenItMovesTheCapacityByMoreThanTenPercent() {
         // Given: a loop without Redis at the maximum
         loop(null);
 
