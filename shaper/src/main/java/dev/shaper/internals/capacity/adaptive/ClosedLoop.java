@@ -149,7 +149,7 @@ public final class ClosedLoop implements AutoCloseable {
         }
         decidedAtMs = at;
         decidedBy = by;
-        logMove(previous, adaptive.lastDecision());
+        logMove(previous, adaptive.lastDecision(), "decided by " + by + " via " + source.tag());
         applyNow();
     }
 
@@ -167,7 +167,7 @@ public final class ClosedLoop implements AutoCloseable {
         if (!adaptive.startWarmUp(now, now)) {
             return false;
         }
-        logMove(previous, adaptive.lastDecision());
+        logMove(previous, adaptive.lastDecision(), "a warm-up from this instance's start");
         applyNow();
         return true;
     }
@@ -183,13 +183,13 @@ public final class ClosedLoop implements AutoCloseable {
         }
     }
 
-    private void logMove(CapacityDecision previous, CapacityDecision decision) {
+    /** @param origin where the move comes from, for the log */
+    private void logMove(CapacityDecision previous, CapacityDecision decision, String origin) {
         if (Math.abs(decision.capacity() - previous.capacity()) > LOGGED_MOVE * previous.capacity()) {
-            LOG.info("Capacity: {}/s -> {}/s ({}; writers' p99 {} ms against a target of {} ms, error ratio {};"
-                    + " decided by {} via {})", round(previous.capacity()), round(decision.capacity()),
-                    decision.reason().tag(), round(decision.latencyP99Ms()),
-                    round(adaptive.settings().targetLatencyMs()),
-                    String.format(Locale.ROOT, "%.4f", decision.errorRatio()), decidedBy, source.tag());
+            LOG.info("Capacity: {}/s -> {}/s ({}; writers' p99 {} ms against a target of {} ms, error ratio {}; {})",
+                    round(previous.capacity()), round(decision.capacity()), decision.reason().tag(),
+                    round(decision.latencyP99Ms()), round(adaptive.settings().targetLatencyMs()),
+                    String.format(Locale.ROOT, "%.4f", decision.errorRatio()), origin);
         }
     }
 
