@@ -2,6 +2,7 @@ package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.capacity.TaskBacklogs;
+import dev.shaper.internals.capacity.adaptive.ClosedLoop;
 import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.config.EffectiveSettings;
 import dev.shaper.internals.config.SettingsLoader;
@@ -33,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.CloseOptions;
@@ -183,12 +185,17 @@ public final class ShaperApplication {
                 admission = AdmissionWiring.forConfig(config, instances);
             }
             capacity = CapacityWiring.forConfig(config, streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
-                    partitions);
+                    partitions, clientConfig(streamsProps, ConsumerConfig.configNames()));
             if (capacity.coordinator() != null) {
                 metrics.bindCapacityCoordinator(capacity.coordinator());
             }
+            ClosedLoop loop = capacity.loop();
+            if (loop != null) {
+                metrics.bindClosedLoop(loop, capacity.feedback());
+            }
             streams = new KafkaStreams(TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions,
-                    admission, metrics, topicLimits, capacity.pool(), backlogs)), streamsProps);
+                    admission, metrics, topicLimits, capacity.pool(), backlogs, capacity.restores())),
+                    streamsProps);
             metrics.bindStreams(streams);
             if (admission != null) {
                 metrics.bindAdmission(admission);
@@ -202,7 +209,7 @@ public final class ShaperApplication {
                 try {
                     http = OperationsServer.start(config.httpPort(), registry, health, streams,
                             ShaperTopology.KEY_STATE_STORE, rules.copy(), config.admissionKeyHeader(), self,
-                            partitions, backlogs);
+                            partitions, backlogs, loop == null ? null : loop::status);
                 } catch (IOException e) {
                     throw new ConfigException(ShaperConfig.HTTP_PORT_CONFIG, config.httpPort(),
                             "cannot listen on this port (" + e.getMessage() + "); expected a free port, 0 for any"
@@ -267,6 +274,9 @@ public final class ShaperApplication {
         streams.setStateListener((newState, oldState) -> {
             LOG.info("Kafka Streams state {} -> {}", oldState, newState);
             health.stateChanged();
+            if (newState == KafkaStreams.State.RUNNING) {
+                capacity.instanceRunning(); // the start's restores are over; later ones come with rebalances
+            }
             if (newState == KafkaStreams.State.ERROR || newState == KafkaStreams.State.NOT_RUNNING) {
                 stopped.countDown();
             }
@@ -335,13 +345,18 @@ public final class ShaperApplication {
 
     /** The Admin client settings among the Kafka Streams settings (bootstrap servers, security, ...). */
     private static Map<String, Object> adminConfig(Properties streamsProps) {
-        Map<String, Object> admin = new java.util.HashMap<>();
+        return clientConfig(streamsProps, AdminClientConfig.configNames());
+    }
+
+    /** The settings among the Kafka Streams settings that a client with these {@code names} knows. */
+    private static Map<String, Object> clientConfig(Properties streamsProps, java.util.Set<String> names) {
+        Map<String, Object> client = new java.util.HashMap<>();
         streamsProps.forEach((k, v) -> {
-            if (AdminClientConfig.configNames().contains(String.valueOf(k))) {
-                admin.put(String.valueOf(k), v);
+            if (names.contains(String.valueOf(k))) {
+                client.put(String.valueOf(k), v);
             }
         });
-        return admin;
+        return client;
     }
 
     /** What the shaper learns of its topics at start. */

@@ -130,8 +130,9 @@ public final class ShaperConfig extends AbstractConfig {
             + " feedback between shaper.capacity.min.rate and shaper.shaping.total.rate, one decision every"
             + " shaper.capacity.adjust.ms: it falls while their p99 latency is above shaper.capacity.target.latency.ms"
             + " or their error ratio above shaper.capacity.max.error.ratio, and rises back while both are within"
-            + " bounds. Needs shaper.shaping.total.rate and shaper.capacity.feedback.topic. false: the capacity is"
-            + " shaper.shaping.total.rate.";
+            + " bounds. Needs shaper.shaping.total.rate, shaper.capacity.feedback.topic and"
+            + " shaper.shaping.total.scope=cluster. With shaper.redis.uri the instances agree on one decision kept in"
+            + " Redis; without it each applies its own. false: the capacity is shaper.shaping.total.rate.";
 
     /** The lowest capacity of the closed loop. */
     public static final String CAPACITY_MIN_RATE_CONFIG = "shaper.capacity.min.rate";
@@ -386,6 +387,14 @@ public final class ShaperConfig extends AbstractConfig {
         if (totalRate() <= 0) {
             throw new ConfigException(CAPACITY_ADAPTIVE_CONFIG, true, "needs " + SHAPING_TOTAL_RATE_CONFIG
                     + " > 0: the highest capacity the loop may reach");
+        }
+        if (!totalRatePooled()) {
+            // Fixed shares are set once per task; following C would have every task's tick read a moving rate.
+            throw new ConfigException(CAPACITY_ADAPTIVE_CONFIG, true, "needs " + SHAPING_TOTAL_SCOPE_CONFIG + "="
+                    + TOTAL_SCOPE_CLUSTER + ", not " + getString(SHAPING_TOTAL_SCOPE_CONFIG) + ": the closed loop moves"
+                    + " the application's capacity, and scope " + TOTAL_SCOPE_PARTITION + " fixes each partition's"
+                    + " share at its start (without " + REDIS_URI_CONFIG + ", scope " + TOTAL_SCOPE_CLUSTER + " also gives"
+                    + " each partition total / partitions, pooled within an instance)");
         }
         long adjustMs = getLong(CAPACITY_ADJUST_MS_CONFIG);
         long timeoutMs = getLong(CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG);

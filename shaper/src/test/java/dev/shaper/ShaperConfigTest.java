@@ -264,6 +264,17 @@ class ShaperConfigTest {
     }
 
     @Test
+    void shouldRefuseAdaptiveCapacityWhenEachPartitionHasAFixedShare() {
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "500",
+                ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, "db-feedback",
+                ShaperConfig.SHAPING_TOTAL_SCOPE_CONFIG, ShaperConfig.TOTAL_SCOPE_PARTITION,
+                ShaperConfig.CAPACITY_ADAPTIVE_CONFIG, "true")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Invalid value true for configuration " + ShaperConfig.CAPACITY_ADAPTIVE_CONFIG)
+                .hasMessageContaining("needs " + ShaperConfig.SHAPING_TOTAL_SCOPE_CONFIG + "=cluster, not partition");
+    }
+
+    @Test
     void shouldRefuseAMinimumAboveTheTotalRateWhenBothAreSet() {
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "500",
                 ShaperConfig.CAPACITY_MIN_RATE_CONFIG, "600")))

@@ -52,7 +52,7 @@ final class AppRun {
         this.stateDir = Path.of(settings.get(StreamsConfig.STATE_DIR_CONFIG));
         this.admission = app.admission() == null ? null : AdmissionWiring.forConfig(config,
                 () -> 1); // one instance per run
-        this.capacity = CapacityWiring.forConfig(config, applicationId, partitions);
+        this.capacity = CapacityWiring.forConfig(config, applicationId, partitions, settings);
         try {
             if (admission != null) {
                 admission.start(); // connected and warmed up before the timed start

@@ -76,6 +76,14 @@ public final class CapacityCoordinator implements AutoCloseable {
         scheduler.scheduleWithFixedDelay(this::renew, Duration.ZERO, renewalInterval());
     }
 
+    /**
+     * Renews soon on the coordinator's thread, not the caller's: the capacity C moved, and the grants should follow it
+     * before the next periodic renewal.
+     */
+    public void renewSoon() {
+        scheduler.execute(this::renew);
+    }
+
     /** One renewal; a failure is never thrown, since a periodic task that throws is never run again. */
     void renew() {
         renewals.incrementAndGet();

@@ -23,7 +23,8 @@ import java.util.Map;
  */
 public final class CapacityPool {
 
-    private final double totalRate;
+    /** The application's capacity C; it moves with the closed loop's decisions (see {@link #setTotalRate}). */
+    private double totalRate;
     private final int inputPartitions;
     private final List<Member> members = new ArrayList<>();
     /** The leased grant, or NaN while the instance holds the static shares. */
@@ -49,8 +50,24 @@ public final class CapacityPool {
         this.inputPartitions = inputPartitions;
     }
 
+    /**
+     * From now on the application's capacity is {@code totalRate}, units per second (more than 0): the static shares
+     * follow at once, the leases at their next renewal, and each task's rate at its next tick.
+     */
+    public synchronized void setTotalRate(double totalRate) {
+        if (!(totalRate > 0) || Double.isInfinite(totalRate)) {
+            throw new IllegalArgumentException("need a finite total rate > 0, got " + totalRate);
+        }
+        this.totalRate = totalRate;
+    }
+
+    /** The application's capacity now, units per second. */
+    public synchronized double totalRate() {
+        return totalRate;
+    }
+
     /** One task's static share: the total rate over the input partitions. */
-    public double staticShare() {
+    public synchronized double staticShare() {
         return totalRate / inputPartitions;
     }
 

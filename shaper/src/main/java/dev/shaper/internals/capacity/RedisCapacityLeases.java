@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.DoubleSupplier;
 
 /**
  * The capacity's leases in Redis: one call of the lease script per renewal, on a connection of its own, so that the
@@ -19,8 +20,13 @@ import java.util.List;
  */
 public final class RedisCapacityLeases implements CapacityLeases {
 
-    /** Where the application's leases live, and on what terms. */
-    public record Terms(String applicationId, String instanceId, double capacity, int inputPartitions, Duration lease) {
+    /**
+     * Where the application's leases live, and on what terms.
+     *
+     * @param capacity the capacity C to share, read at each renewal: it moves with the closed loop's decisions
+     */
+    public record Terms(String applicationId, String instanceId, DoubleSupplier capacity, int inputPartitions,
+                        Duration lease) {
     }
 
     private final RedisClients.Created redis;
@@ -42,8 +48,8 @@ public final class RedisCapacityLeases implements CapacityLeases {
 
     @Override
     public Lease renew(PriorityDemand demand, Collection<Integer> partitions) throws RedisUnavailableException {
-        String[] args = CapacityLeaseScript.args(terms.instanceId(), terms.capacity(), terms.inputPartitions(),
-                terms.lease().toMillis(), demand, partitions);
+        String[] args = CapacityLeaseScript.args(terms.instanceId(), terms.capacity().getAsDouble(),
+                terms.inputPartitions(), terms.lease().toMillis(), demand, partitions);
         try {
             StatefulRedisConnection<String, String> c = connection();
             List<Object> reply;

@@ -1,6 +1,7 @@
 package dev.shaper.internals.http;
 
 import dev.shaper.internals.capacity.TaskBacklogs;
+import dev.shaper.internals.capacity.adaptive.ClosedLoop;
 import dev.shaper.internals.rules.RuleBook;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /metrics}: every meter in Prometheus' text format;</li>
  *   <li>{@code GET /health/live}: 200 unless Kafka Streams failed;</li>
  *   <li>{@code GET /health/ready}: 200 only while Kafka Streams is RUNNING with its stores restored;</li>
- *   <li>{@code GET /buckets/{key}}: one key's queue and rules (see {@link BucketsEndpoint}).</li>
+ *   <li>{@code GET /buckets/{key}}: one key's queue and rules (see {@link BucketsEndpoint});</li>
+ *   <li>{@code GET /capacity}: the closed loop's capacity and why (see {@link CapacityEndpoint}).</li>
  * </ul>
  * Every failure is a JSON body with an {@code error} message and a 4xx or 5xx status, never a stack trace.
  */
@@ -43,14 +46,16 @@ public final class OperationsServer implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final StreamsHealth health;
     private final BucketsEndpoint buckets;
+    private final CapacityEndpoint capacity;
     private NettyHttpServer server; // set once, by start, before the first request
 
     private OperationsServer(ExecutorService executor, PrometheusMeterRegistry registry, StreamsHealth health,
-                             BucketsEndpoint buckets) {
+                             BucketsEndpoint buckets, CapacityEndpoint capacity) {
         this.executor = executor;
         this.registry = registry;
         this.health = health;
         this.buckets = buckets;
+        this.capacity = capacity;
     }
 
     /**
@@ -60,29 +65,36 @@ public final class OperationsServer implements AutoCloseable {
      * @param self this instance's {@code application.server}, or null
      * @param inputPartitions the input topic's partition count
      * @param backlogs the local tasks' backlogs in front of the total rate
+     * @param capacity the closed loop's status, or null when the capacity is fixed
      * @throws BindException when the port is taken
      */
     public static OperationsServer start(int port, PrometheusMeterRegistry registry, StreamsHealth health,
                                          KafkaStreams streams, String storeName, RuleBook rules,
                                          String admissionKeyHeader, HostInfo self, int inputPartitions,
-                                         TaskBacklogs backlogs)
+                                         TaskBacklogs backlogs, Supplier<ClosedLoop.Status> capacity)
             throws IOException {
         return start(port, registry, health, new BucketsEndpoint(streams, storeName, rules, admissionKeyHeader, self,
-                inputPartitions, backlogs, System::currentTimeMillis));
+                inputPartitions, backlogs, System::currentTimeMillis), new CapacityEndpoint(capacity));
     }
 
-    /** {@link #start} with the {@code /buckets} endpoint built by the caller. */
+    /** {@link #start} with the {@code /buckets} endpoint built by the caller, and no closed loop. */
     static OperationsServer start(int port, PrometheusMeterRegistry registry, StreamsHealth health,
                                   BucketsEndpoint buckets) throws IOException {
+        return start(port, registry, health, buckets, new CapacityEndpoint(null));
+    }
+
+    /** {@link #start} with both endpoints built by the caller. */
+    static OperationsServer start(int port, PrometheusMeterRegistry registry, StreamsHealth health,
+                                  BucketsEndpoint buckets, CapacityEndpoint capacity) throws IOException {
         ExecutorService workers = workers();
-        OperationsServer ops = new OperationsServer(workers, registry, health, buckets);
+        OperationsServer ops = new OperationsServer(workers, registry, health, buckets, capacity);
         try {
             ops.server = NettyHttpServer.start(port, workers, ops::handle);
         } catch (IOException e) {
             workers.shutdownNow();
             throw e;
         }
-        LOG.info("HTTP server on port {}: /metrics /health/live /health/ready /buckets/{key}", ops.port());
+        LOG.info("HTTP server on port {}: /metrics /health/live /health/ready /buckets/{key} /capacity", ops.port());
         return ops;
     }
 
@@ -129,9 +141,11 @@ public final class OperationsServer implements AutoCloseable {
         } else if (path.startsWith("/buckets/")) {
             return json(buckets.answer(path.substring("/buckets/".length()),
                     request.header(BucketsEndpoint.FORWARDED_HEADER)));
+        } else if (path.equals("/capacity")) {
+            return json(capacity.answer());
         } else {
             return json(BucketsEndpoint.error(404, "no such endpoint " + path
-                    + "; try /metrics, /health/live, /health/ready or /buckets/{key}"));
+                    + "; try /metrics, /health/live, /health/ready, /buckets/{key} or /capacity"));
         }
     }
 

@@ -5,6 +5,9 @@ import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.RedisFailure;
 import dev.shaper.internals.capacity.CapacityCoordinator;
 import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.adaptive.CapacityDecision;
+import dev.shaper.internals.capacity.adaptive.ClosedLoop;
+import dev.shaper.internals.capacity.adaptive.FeedbackListener;
 import dev.shaper.internals.store.StateCacheBudget;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -23,6 +26,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 import org.apache.kafka.streams.KafkaStreams;
 
@@ -87,6 +91,27 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String CAPACITY_RENEWALS = "shaper.capacity.renewals";
     /** Gauge: the live instances sharing the capacity, as the last lease counted them. */
     public static final String CAPACITY_INSTANCES = "shaper.capacity.instances";
+    /** Gauge: the application's capacity this instance applies now, units/s, as the closed loop decided it. */
+    public static final String CAPACITY_RATE = "shaper.capacity.rate";
+    /** Gauge: the lowest the closed loop lets the capacity fall, units/s ({@code shaper.capacity.min.rate}). */
+    public static final String CAPACITY_MIN_RATE = "shaper.capacity.min.rate";
+    /** Gauge: the highest the closed loop lets the capacity rise, units/s ({@code shaper.shaping.total.rate}). */
+    public static final String CAPACITY_MAX_RATE = "shaper.capacity.max.rate";
+    /**
+     * Gauge: 1 for why the capacity is where it is, 0 for the other reasons; tag {@code reason} is {@code latency},
+     * {@code errors}, {@code healthy}, {@code no_feedback} or {@code warming_up}.
+     */
+    public static final String CAPACITY_DECISION = "shaper.capacity.decision";
+    /** Gauge: 1 for where the decision in force comes from; tag {@code source} is {@code redis} or {@code local}. */
+    public static final String CAPACITY_DECISION_SOURCE = "shaper.capacity.decision.source";
+    /** Gauge: the writers' p99 write latency at this instance's last decision, seconds (NaN: none seen). */
+    public static final String CAPACITY_FEEDBACK_LATENCY_P99 = "shaper.capacity.feedback.latency.p99";
+    /** Gauge: the writers' error ratio at this instance's last decision (NaN: none seen). */
+    public static final String CAPACITY_FEEDBACK_ERROR_RATIO = "shaper.capacity.feedback.error.ratio";
+    /** Gauge: 1 while a writer's report ended within {@code shaper.capacity.feedback.timeout.ms}, else 0. */
+    public static final String CAPACITY_FEEDBACK_PRESENT = "shaper.capacity.feedback.present";
+    /** Counter: feedback records that are not reports (no key, not the JSON of a report), ignored. */
+    public static final String CAPACITY_FEEDBACK_MALFORMED = "shaper.capacity.feedback.malformed";
 
     /**
      * The Kafka Streams settings key under which the application hands this object to the exception handlers
@@ -297,6 +322,58 @@ public final class ShaperMetrics implements AutoCloseable {
         Gauge.builder(CAPACITY_INSTANCES, coordinator, c -> c.lastLease() == null ? 0 : c.lastLease().instances())
                 .description("Live instances sharing the capacity, as the last lease counted them")
                 .register(registry);
+    }
+
+    /**
+     * Publishes the closed loop: the capacity it applies, its bounds, why, where the decision came from, and what the
+     * writers' feedback showed.
+     *
+     * @param feedback the loop's feedback listener, which counts the malformed records
+     */
+    public void bindClosedLoop(ClosedLoop loop, FeedbackListener feedback) {
+        loopGauge(CAPACITY_RATE, loop, ClosedLoop.Status::capacity, "The application's capacity this instance"
+                + " applies now, units/s, as the closed loop decided it from the database writers' feedback");
+        loopGauge(CAPACITY_MIN_RATE, loop, ClosedLoop.Status::min, "The lowest the closed loop lets the capacity fall,"
+                + " units/s (shaper.capacity.min.rate)");
+        loopGauge(CAPACITY_MAX_RATE, loop, ClosedLoop.Status::max, "The highest the closed loop lets the capacity"
+                + " rise, units/s (shaper.shaping.total.rate)");
+        for (CapacityDecision.Reason reason : CapacityDecision.Reason.values()) {
+            // Every reason from the start, at 0: a panel or an alert on one needs its series.
+            Gauge.builder(CAPACITY_DECISION, loop, l -> l.status().reason() == reason ? 1 : 0)
+                    .tag("reason", reason.tag())
+                    .description("1 for why the capacity is where it is (latency or errors: cut; healthy: raised or"
+                            + " at the maximum; no_feedback: held, no report within the timeout; warming_up: held"
+                            + " below by the warm-up after a restore), 0 otherwise")
+                    .register(registry);
+        }
+        for (ClosedLoop.Source source : ClosedLoop.Source.values()) {
+            Gauge.builder(CAPACITY_DECISION_SOURCE, loop, l -> l.source() == source ? 1 : 0)
+                    .tag("source", source.tag())
+                    .description("1 for where the capacity's decision comes from (redis: the one decision of all"
+                            + " instances; local: this instance's own, without Redis or while it is down), 0 otherwise")
+                    .register(registry);
+        }
+        Gauge.builder(CAPACITY_FEEDBACK_LATENCY_P99, loop, l -> l.status().latencyP99Ms() / 1000.0)
+                .baseUnit("seconds")
+                .description("The database writers' p99 write latency (the largest writer's) at this instance's last"
+                        + " decision; NaN when it saw none")
+                .register(registry);
+        loopGauge(CAPACITY_FEEDBACK_ERROR_RATIO, loop, ClosedLoop.Status::errorRatio, "The share of the database"
+                + " writers' attempted units that failed, at this instance's last decision; NaN when it saw none");
+        Gauge.builder(CAPACITY_FEEDBACK_PRESENT, loop, l -> l.status().feedbackPresent() ? 1 : 0)
+                .description("1 while a writer's report ended within shaper.capacity.feedback.timeout.ms, 0 when they"
+                        + " fell silent (the capacity then holds)")
+                .register(registry);
+        // The listener itself, held by the application: a meter holds its object weakly, a method reference would go.
+        FunctionCounter.builder(CAPACITY_FEEDBACK_MALFORMED, feedback, FeedbackListener::malformedRecords)
+                .description("Feedback records that are not reports (no key, or a value that is not a report's"
+                        + " JSON), ignored; each writer's first is logged")
+                .register(registry);
+    }
+
+    private void loopGauge(String name, ClosedLoop loop, ToDoubleFunction<ClosedLoop.Status> value,
+                           String description) {
+        Gauge.builder(name, loop, l -> value.applyAsDouble(l.status())).description(description).register(registry);
     }
 
     /** Publishes which backend the admission uses and how often it switched. */

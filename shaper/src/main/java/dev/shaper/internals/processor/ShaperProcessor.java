@@ -4,6 +4,7 @@ import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.RestoreListener;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.capacity.TaskCapacity;
 import dev.shaper.internals.limits.TopicLimits;
@@ -63,6 +64,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /** The instance's pool of the total rate, shared by demand; null for a fixed share per task. */
     private final CapacityPool capacityPool;
     private final TaskBacklogs backlogs;
+    private final RestoreListener restores;
     private final Rejections rejections;
     /** The {@code shaper.released.ms} value of the current millisecond, shared by the records it releases. */
     private final ReleaseStamp stamp = new ReleaseStamp();
@@ -81,13 +83,16 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
      * @param admission    the instance's admission; null when {@code rules} set no admission limit
      * @param capacityPool the instance's pool of the total rate, or null for the fixed share in {@code settings}
      * @param backlogs     where the task publishes its backlog behind the total rate, once per tick
+     * @param restores     told at each start what the task's queues held when they opened
      */
     public ShaperProcessor(Settings settings, RuleBook rules, AdmissionController admission,
-                           CapacityPool capacityPool, TaskBacklogs backlogs, ShaperMetrics metrics) {
+                           CapacityPool capacityPool, TaskBacklogs backlogs, RestoreListener restores,
+                           ShaperMetrics metrics) {
         this.settings = settings;
         this.rules = rules;
         this.capacityPool = capacityPool;
         this.backlogs = backlogs;
+        this.restores = restores;
         this.metrics = metrics;
         this.tickNanos = settings.tickMs() * 1_000_000L;
         this.burstNanos = Math.max(2 * tickNanos, 100_000_000L);
@@ -101,6 +106,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.context = context;
         ScheduleStore schedule = context.getStateStore(settings.scheduleStoreName());
         this.queues = new TaskQueues(schedule, context.getStateStore(settings.keyStoreName()), rules::ruleFor);
+        // Before the task takes its part of the capacity: a warm-up this starts applies from its first rate on.
+        restores.restored(context.taskId().partition(), queues.restoredTotals().records());
         long wallNow = context.currentSystemTimeMs();
         this.clock = new VirtualClock(settings.catchUpMaxMs(), queues.savedVirtualTime(), wallNow);
         if (capacity != null) {

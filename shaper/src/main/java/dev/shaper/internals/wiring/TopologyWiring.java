@@ -3,6 +3,7 @@ package dev.shaper.internals.wiring;
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.RestoreListener;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
@@ -51,14 +52,22 @@ public final class TopologyWiring {
      * @param topicLimits     the largest records and the timestamps the topics take
      * @param capacity        the instance's pool of the total rate, or null for one made from the settings
      * @param backlogs        where the tasks publish their backlogs behind the total rate, for {@code /buckets}
+     * @param restores        told at each task's start what its queues held (the closed loop's warm-up)
      */
     public record Parts(RuleBook rules, int inputPartitions, AdmissionController admission, ShaperMetrics metrics,
-                        TopicLimits topicLimits, CapacityPool capacity, TaskBacklogs backlogs) {
+                        TopicLimits topicLimits, CapacityPool capacity, TaskBacklogs backlogs,
+                        RestoreListener restores) {
 
         /** Parts whose pool of the total rate, if the settings ask for one, is made from the settings. */
         public Parts(RuleBook rules, int inputPartitions, AdmissionController admission, ShaperMetrics metrics,
                      TopicLimits topicLimits) {
             this(rules, inputPartitions, admission, metrics, topicLimits, null, new TaskBacklogs());
+        }
+
+        /** Parts without a closed loop to tell of restores. */
+        public Parts(RuleBook rules, int inputPartitions, AdmissionController admission, ShaperMetrics metrics,
+                     TopicLimits topicLimits, CapacityPool capacity, TaskBacklogs backlogs) {
+            this(rules, inputPartitions, admission, metrics, topicLimits, capacity, backlogs, RestoreListener.NONE);
         }
 
         public Parts {
@@ -119,8 +128,9 @@ public final class TopologyWiring {
         Topology topology = new Topology();
         topology.addSource(SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
         TaskBacklogs backlogs = parts.backlogs();
+        RestoreListener restores = parts.restores();
         topology.addProcessor(PROCESSOR, () -> new ShaperProcessor(settings, rules.copy(), admission, capacity,
-                backlogs, metrics), SOURCE);
+                backlogs, restores, metrics), SOURCE);
         topology.addStateStore(new WriteBehindStoreBuilder<>(SCHEDULE_STORE,
                 inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT, segmentSpanNanos(config.tickMs()),
                         limits.stored().bytes()))

@@ -51,7 +51,7 @@ class CapacityLeaseScriptTest {
     private RedisCapacityLeases instance(String id) {
         RedisCapacityLeases leases = new RedisCapacityLeases(server.uri(), Duration.ofSeconds(2),
                 Duration.ofMillis(100), null,
-                new RedisCapacityLeases.Terms(application, id, CAPACITY, PARTITIONS, LEASE));
+                new RedisCapacityLeases.Terms(application, id, () -> CAPACITY, PARTITIONS, LEASE));
         opened.add(leases);
         return leases;
     }

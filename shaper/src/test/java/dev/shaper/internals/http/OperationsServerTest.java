@@ -81,6 +81,14 @@ class OperationsServerTest {
     }
 
     @Test
+    void shouldRouteCapacityToItsEndpointWhenNoClosedLoopRuns() {
+        Http.Response capacity = Http.get(server.port(), "/capacity");
+
+        assertThat(capacity.status()).isEqualTo(404);
+        assertThat(json(capacity).get("error").asText()).contains("shaper.capacity.adaptive=false");
+    }
+
+    @Test
     void shouldAnswerHeadWithoutABody() {
         Http.Response head = Http.raw(server.port(), "HEAD /health/live HTTP/1.1\r\nHost: x\r\n"
                 + "Connection: close\r\n\r\n");
@@ -92,7 +100,7 @@ class OperationsServerTest {
     @Test
     void shouldNameTheEndpointsInTheStartLog() {
         assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage)
-                .anySatisfy(line -> assertThat(line).contains("/buckets/{key}").doesNotContain("{{"));
+                .anySatisfy(line -> assertThat(line).contains("/buckets/{key}", "/capacity").doesNotContain("{{"));
     }
 
     private static JsonNode json(Http.Response response) {

@@ -10,6 +10,12 @@ import dev.shaper.internals.capacity.CapacityCoordinator;
 import dev.shaper.internals.capacity.CapacityLeases;
 import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.internals.capacity.PriorityDemand;
+import dev.shaper.internals.capacity.adaptive.AdaptiveCapacity;
+import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
+import dev.shaper.internals.capacity.adaptive.CapacityBounds;
+import dev.shaper.internals.capacity.adaptive.ClosedLoop;
+import dev.shaper.internals.capacity.adaptive.ControllerKind;
+import dev.shaper.internals.capacity.adaptive.FeedbackListener;
 import dev.shaper.testsupport.ManualScheduler;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -18,18 +24,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
  * The Grafana dashboard in {@code shaper/ops/grafana} queries only metrics the shaper publishes, under the
- * names Prometheus gives them: a renamed meter must not leave a panel silently empty.
+ * names Prometheus gives them: a renamed meter must not leave a panel silently empty. Every meter is described.
  */
 class GrafanaDashboardTest {
 
     private static final Path DASHBOARD = Path.of("ops", "grafana", "shaper-dashboard.json");
-    private static final Pattern SHAPER_METRIC = Pattern.compile("\\bshaper_[a-z_]+");
+    private static final Pattern SHAPER_METRIC = Pattern.compile("\\bshaper_[a-z0-9_]+");
 
     @Test
     void shouldQueryOnlyMetricsTheShaperPublishes() throws Exception {
@@ -56,6 +63,11 @@ class GrafanaDashboardTest {
                 public void close() {
                 }
             }, Duration.ofSeconds(1), new ManualScheduler(), System::nanoTime));
+            AdaptiveCapacity adaptive = AdaptiveCapacity.start(new AdaptiveSettings(new CapacityBounds(40, 400), 100,
+                    0.01, 1_000, 5_000, 30_000, ControllerKind.AIMD), System.currentTimeMillis(), false);
+            metrics.bindClosedLoop(new ClosedLoop(adaptive, null, capacity -> { }, new ManualScheduler(),
+                    System::currentTimeMillis, "test"), new FeedbackListener(Map.of("bootstrap.servers", "unused:9092"),
+                    "feedback", Duration.ofSeconds(5), (writer, report) -> { }, System::currentTimeMillis));
             metrics.redisCall("take", 1_000);
             metrics.registerTaskCounts(1, 100).released(System.currentTimeMillis(), 5, 100);
             String scrape = registry.scrape();
@@ -66,7 +78,10 @@ class GrafanaDashboardTest {
             dashboard.findValues("expr").forEach(e -> expressions.add(e.asText()));
             expressions.add(dashboard.at("/templating/list/1/query").asText());
 
-            // Then: each shaper_* name in them is a sample name of the scrape
+            // Then: every meter has a description
+            assertThat(registry.getMeters()).allSatisfy(meter -> assertThat(meter.getId().getDescription())
+                    .as("description of %s", meter.getId().getName()).isNotBlank());
+            // And: each shaper_* name in them is a sample name of the scrape
             assertThat(expressions).hasSizeGreaterThan(10);
             for (String expression : expressions) {
                 Matcher m = SHAPER_METRIC.matcher(expression);

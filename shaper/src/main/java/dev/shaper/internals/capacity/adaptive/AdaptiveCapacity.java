@@ -18,18 +18,18 @@ import org.slf4j.LoggerFactory;
  *       reason stands, since the picture it was made on is still the newest;</li>
  *   <li>and then applies the warm-up's ceiling, after a start that restored queued records.</li>
  * </ul>
- * A decision that moves the capacity by more than 10 % is logged once. Thread-safe.
+ * Where the instances agree on one decision ({@link ClosedLoop}), each proposes what its controller allows
+ * ({@link #allowed}) and {@link #adopt adopts} the decision in force, so that their controllers go on from the same
+ * capacity. Thread-safe.
  */
 public final class AdaptiveCapacity {
 
     private static final Logger LOG = LoggerFactory.getLogger(AdaptiveCapacity.class);
-    /** A move larger than this share of the capacity is logged. */
-    private static final double LOGGED_MOVE = 0.10;
 
     private final AdaptiveSettings settings;
     private final CapacityController controller;
     private final FeedbackAggregator feedback;
-    private final WarmUp warmUp;
+    private WarmUp warmUp;
     /** The controller's last decision, before the warm-up's ceiling: what it allows. */
     private CapacityDecision allowed;
     private volatile CapacityDecision last;
@@ -79,14 +79,54 @@ public final class AdaptiveCapacity {
             case NO_FEEDBACK -> allowed = controller.decide(allowed.capacity(), signal);
             case NOTHING_NEW -> { }
         }
-        CapacityDecision previous = last;
         CapacityDecision decision = warmUp.limit(allowed, nowMs);
         last = decision;
-        logChanges(signal, previous, decision);
+        logFeedbackChanges(signal);
         return decision;
     }
 
-    private void logChanges(FeedbackSignal signal, CapacityDecision previous, CapacityDecision decision) {
+    /** What the controller allowed at the last decision, before the warm-up's ceiling: this instance's proposal. */
+    public synchronized CapacityDecision allowed() {
+        return allowed;
+    }
+
+    /**
+     * Takes the decision the instances agreed on as this one's: the controller goes on from {@code capacity}, under the
+     * warm-up's ceiling. The writers' p99 and error ratio stay those this instance saw.
+     *
+     * @param warmUpStartMs the start of the newest warm-up any instance reported; a newer one than this instance's
+     *                      starts here too (0: none)
+     */
+    public synchronized CapacityDecision adopt(double capacity, Reason reason, long warmUpStartMs, long nowMs) {
+        startWarmUp(warmUpStartMs, nowMs);
+        allowed = new CapacityDecision(settings.bounds().clamp(capacity), reason, allowed.latencyP99Ms(),
+                allowed.errorRatio());
+        last = warmUp.limit(allowed, nowMs);
+        return last;
+    }
+
+    /**
+     * Starts a warm-up at {@code startMs}: from then the capacity's ceiling rises from the minimum to the maximum over
+     * {@code shaper.capacity.warmup.ms}, and applies at once. Nothing happens with no warm-up set, or for a start no
+     * newer than that of the warm-up in place.
+     *
+     * @return whether a warm-up started
+     */
+    public synchronized boolean startWarmUp(long startMs, long nowMs) {
+        if (settings.warmUpMs() == 0 || startMs <= warmUp.startMs()) {
+            return false;
+        }
+        warmUp = new WarmUp(settings.bounds(), startMs, settings.warmUpMs());
+        last = warmUp.limit(allowed, nowMs);
+        return true;
+    }
+
+    /** The start of the newest warm-up, epoch milliseconds; 0 for none. */
+    public synchronized long warmUpStartMs() {
+        return warmUp.startMs();
+    }
+
+    private void logFeedbackChanges(FeedbackSignal signal) {
         boolean missing = signal.freshness() == FeedbackSignal.Freshness.NO_FEEDBACK;
         if (missing && !feedbackMissing) {
             LOG.warn("Capacity: no feedback from the database writers within {} ms; holding the capacity at {}/s"
@@ -95,12 +135,6 @@ public final class AdaptiveCapacity {
             LOG.info("Capacity: feedback from {} writer(s) again", signal.writers());
         }
         feedbackMissing = missing;
-        if (Math.abs(decision.capacity() - previous.capacity()) > LOGGED_MOVE * previous.capacity()) {
-            LOG.info("Capacity: {}/s -> {}/s ({}; writers' p99 {} ms against a target of {} ms, error ratio {})",
-                    round(previous.capacity()), round(decision.capacity()), decision.reason().tag(),
-                    round(decision.latencyP99Ms()), round(settings.targetLatencyMs()),
-                    String.format(Locale.ROOT, "%.4f", decision.errorRatio()));
-        }
     }
 
     private static String round(double value) {
@@ -125,6 +159,16 @@ public final class AdaptiveCapacity {
     /** The range the capacity moves in. */
     public CapacityBounds bounds() {
         return settings.bounds();
+    }
+
+    /** The settings the loop runs on. */
+    public AdaptiveSettings settings() {
+        return settings;
+    }
+
+    /** The end of the newest report accepted, epoch milliseconds by its writer's clock; null before the first. */
+    public Long newestReportAtMs() {
+        return feedback.newestReportAtMs();
     }
 
     /** Reports ignored so far as duplicates or out of order. */

@@ -29,6 +29,11 @@ public record CapacityDecision(double capacity, Reason reason, double latencyP99
         public String tag() {
             return name().toLowerCase(Locale.ROOT);
         }
+
+        /** The reason a {@link #tag()} names. */
+        public static Reason ofTag(String tag) {
+            return valueOf(tag.toUpperCase(Locale.ROOT));
+        }
     }
 
     /** A decision to a capacity, for a reason, on what {@code seen} showed. */

@@ -40,6 +40,8 @@ public final class FeedbackAggregator {
     private final Set<String> lateWritersLogged = new HashSet<>();
     /** The end of the newest report taken by a decision. */
     private long freshestTakenAtMs = Long.MIN_VALUE;
+    /** The end of the newest report accepted from any writer; null before the first. */
+    private Long newestAcceptedAtMs;
     private long accepted;
     private long duplicates;
     private long late;
@@ -65,6 +67,7 @@ public final class FeedbackAggregator {
         }
         newestAtMs.put(writerId, report.atMs());
         pending.computeIfAbsent(writerId, w -> new ArrayList<>(2)).add(report);
+        newestAcceptedAtMs = newestAcceptedAtMs == null ? report.atMs() : Math.max(newestAcceptedAtMs, report.atMs());
         accepted++;
         return true;
     }
@@ -115,6 +118,11 @@ public final class FeedbackAggregator {
                     + " late reports of this writer are counted, not logged", writerId, nowMs - report.atMs(),
                     timeoutMs);
         }
+    }
+
+    /** The end of the newest report accepted, epoch milliseconds by its writer's clock; null before the first. */
+    public synchronized Long newestReportAtMs() {
+        return newestAcceptedAtMs;
     }
 
     /** Reports accepted so far (neither duplicate nor out of order), late ones included. */

@@ -35,6 +35,11 @@ public final class WarmUp {
         return new WarmUp(bounds, 0, 0);
     }
 
+    /** When the warm-up started, epoch milliseconds; 0 for none. */
+    public long startMs() {
+        return startMs;
+    }
+
     /** The highest capacity the warm-up allows at {@code nowMs}. */
     public double ceiling(long nowMs) {
         long elapsedMs = Math.max(0, nowMs - startMs);
