@@ -1,15 +1,10 @@
 package dev.shaper.internals.capacity;
 
-import dev.shaper.internals.admission.RedisClients;
+import dev.shaper.internals.admission.RedisScriptRunner;
 import dev.shaper.internals.admission.RedisUnavailableException;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.List;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -29,10 +24,9 @@ public final class RedisCapacityLeases implements CapacityLeases {
                         Duration lease) {
     }
 
-    private final RedisClients.Created redis;
+    private final RedisScriptRunner redis;
     private final Terms terms;
     private final String[] keys;
-    private volatile StatefulRedisConnection<String, String> connection;
 
     /**
      * @param uri            {@code redis://...} or {@code rediss://...}, as {@code shaper.redis.uri}
@@ -41,7 +35,7 @@ public final class RedisCapacityLeases implements CapacityLeases {
      * @param trustedCas     for {@code rediss://}: a PEM file of trusted certificate authorities, or null
      */
     public RedisCapacityLeases(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas, Terms terms) {
-        this.redis = RedisClients.create(uri, timeout, reconnectDelay, trustedCas);
+        this.redis = new RedisScriptRunner(uri, timeout, reconnectDelay, trustedCas);
         this.terms = terms;
         this.keys = new String[] {CapacityLeaseScript.tableName(terms.applicationId())};
     }
@@ -50,36 +44,12 @@ public final class RedisCapacityLeases implements CapacityLeases {
     public Lease renew(PriorityDemand demand, Collection<Integer> partitions) throws RedisUnavailableException {
         String[] args = CapacityLeaseScript.args(terms.instanceId(), terms.capacity().getAsDouble(),
                 terms.inputPartitions(), terms.lease().toMillis(), demand, partitions);
-        try {
-            StatefulRedisConnection<String, String> c = connection();
-            List<Object> reply;
-            try {
-                reply = c.sync().evalsha(CapacityLeaseScript.SCRIPT.sha(), ScriptOutputType.MULTI, keys, args);
-            } catch (RedisNoScriptException e) {
-                reply = c.sync().eval(CapacityLeaseScript.SCRIPT.source(), ScriptOutputType.MULTI, keys, args);
-            }
-            return CapacityLeaseScript.parse(reply);
-        } catch (RedisException | IllegalStateException e) {
-            throw new RedisUnavailableException("Redis " + redis.description() + ": " + e.getMessage(), e);
-        }
+        return redis.run(CapacityLeaseScript.SCRIPT, keys, args, CapacityLeaseScript::parse);
     }
 
     @Override
     public String description() {
         return redis.description();
-    }
-
-    private StatefulRedisConnection<String, String> connection() {
-        StatefulRedisConnection<String, String> c = connection;
-        if (c == null) {
-            synchronized (this) {
-                if (connection == null) {
-                    connection = redis.client().connect();
-                }
-                c = connection;
-            }
-        }
-        return c;
     }
 
     @Override

@@ -1,14 +1,9 @@
 package dev.shaper.internals.capacity.adaptive;
 
-import dev.shaper.internals.admission.RedisClients;
+import dev.shaper.internals.admission.RedisScriptRunner;
 import dev.shaper.internals.admission.RedisUnavailableException;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * The application's capacity decision in Redis: one call of the decision script per interval per instance, on a
@@ -26,10 +21,9 @@ public final class RedisCapacityDecisions implements CapacityDecisions {
     public record Terms(String applicationId, String instanceId, long adjustMs, long keepMs) {
     }
 
-    private final RedisClients.Created redis;
+    private final RedisScriptRunner redis;
     private final Terms terms;
     private final String[] keys;
-    private volatile StatefulRedisConnection<String, String> connection;
 
     /**
      * @param uri            {@code redis://...} or {@code rediss://...}, as {@code shaper.redis.uri}
@@ -39,7 +33,7 @@ public final class RedisCapacityDecisions implements CapacityDecisions {
      */
     public RedisCapacityDecisions(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas,
                                   Terms terms) {
-        this.redis = RedisClients.create(uri, timeout, reconnectDelay, trustedCas);
+        this.redis = new RedisScriptRunner(uri, timeout, reconnectDelay, trustedCas);
         this.terms = terms;
         this.keys = new String[] {CapacityDecisionScript.keyName(terms.applicationId())};
     }
@@ -48,36 +42,12 @@ public final class RedisCapacityDecisions implements CapacityDecisions {
     public Agreed propose(CapacityDecision proposal, long warmUpStartMs) throws RedisUnavailableException {
         String[] args = CapacityDecisionScript.args(terms.instanceId(), proposal, terms.adjustMs(), terms.keepMs(),
                 warmUpStartMs);
-        try {
-            StatefulRedisConnection<String, String> c = connection();
-            List<Object> reply;
-            try {
-                reply = c.sync().evalsha(CapacityDecisionScript.SCRIPT.sha(), ScriptOutputType.MULTI, keys, args);
-            } catch (RedisNoScriptException e) {
-                reply = c.sync().eval(CapacityDecisionScript.SCRIPT.source(), ScriptOutputType.MULTI, keys, args);
-            }
-            return CapacityDecisionScript.parse(reply);
-        } catch (RedisException | IllegalStateException | IllegalArgumentException | ClassCastException e) {
-            throw new RedisUnavailableException("Redis " + redis.description() + ": " + e.getMessage(), e);
-        }
+        return redis.run(CapacityDecisionScript.SCRIPT, keys, args, CapacityDecisionScript::parse);
     }
 
     @Override
     public String description() {
         return redis.description();
-    }
-
-    private StatefulRedisConnection<String, String> connection() {
-        StatefulRedisConnection<String, String> c = connection;
-        if (c == null) {
-            synchronized (this) {
-                if (connection == null) {
-                    connection = redis.client().connect();
-                }
-                c = connection;
-            }
-        }
-        return c;
     }
 
     @Override
