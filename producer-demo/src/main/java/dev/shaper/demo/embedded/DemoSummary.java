@@ -31,8 +31,8 @@ record DemoSummary(String description, Sample last, RateTimeline timeline, Write
      * time.
      *
      * @param dbCapacity the shaper's total rate, units/s (a demo record costs one); 0 for no cap
-     * @param limit      what one second may hold under the capacity: the capacity and one tick's worth (the release
-     *                   goes by ticks), rounded down, and one unit per task; unused without a capacity
+     * @param limit      what one second may hold under the capacity: 5 % above it and one late release at once (see
+     *                   docs/capacity.md), rounded down, and one unit per task; unused without a capacity
      * @param densest    the most rows of all keys released within one second
      */
     record AllKeysSecond(double dbCapacity, long limit, int densest) {
@@ -58,9 +58,8 @@ record DemoSummary(String description, Sample last, RateTimeline timeline, Write
         rows.put("db capacity", allKeys.dbCapacity() > 0 ? Rates.format(allKeys.dbCapacity())
                 + "/s, the shaper's total rate over all keys" : "no cap (--total-rate 0)");
         rows.put("densest second", allKeys.densest() + " rows of all keys released within one second"
-                + (allKeys.dbCapacity() > 0 ? " (limit " + allKeys.limit() + ": capacity, one tick's worth, one per"
-                + " task)" + (allKeys.densest() <= allKeys.limit() ? "" : "  EXCEEDED, or ticks ran late (a late tick"
-                + " makes up its delay, up to shaper.shaping.catchup.max.ms)") : ""));
+                + (allKeys.dbCapacity() > 0 ? " (limit " + allKeys.limit() + ": capacity +5 %, one late release,"
+                + " one per task)" + (allKeys.densest() <= allKeys.limit() ? "" : "  EXCEEDED") : ""));
         int width = rows.keySet().stream().mapToInt(String::length).max().orElse(0);
         StringBuilder table = new StringBuilder();
         rows.forEach((name, value) -> table.append(String.format(Locale.ROOT, "%-" + width + "s  %s%n", name, value)));
