@@ -107,7 +107,7 @@ public final class DemoCommand implements Callable<Integer> {
     Duration targetLatency;
 
     @Option(names = "--controller", paramLabel = "aimd|gradient",
-            description = "with --adaptive: how the capacity moves, aimd (down 30 % per decision, up a twentieth of"
+            description = "with --adaptive: how the capacity moves, aimd (down 30 %% per decision, up a twentieth of"
                     + " --total-rate per second) or gradient (in proportion to the p99's distance from the target)"
                     + " (default: aimd)")
     Controller controller;

@@ -285,6 +285,26 @@ class CommandLineTest {
     }
 
     @Test
+    void shouldDescribeTheClosedLoopsOptionsInTheDemosHelp() {
+        // picocli warns on System.err about a description it cannot format (a lone '%'), and prints it raw
+        java.io.PrintStream systemErr = System.err;
+        java.io.ByteArrayOutputStream warnings = new java.io.ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setErr(new java.io.PrintStream(warnings, true, java.nio.charset.StandardCharsets.UTF_8));
+            exit = run("demo", "--help");
+        } finally {
+            System.setErr(systemErr);
+        }
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("--adaptive", "--min-rate", "--target-latency", "--controller=aimd|gradient",
+                "down 30 % per decision");
+        assertThat(err.toString() + warnings.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .doesNotContain("Could not format");
+    }
+
+    @Test
     void shouldListTheSubcommandsInTheHelp() {
         int exit = run("--help");
 
