@@ -4,6 +4,7 @@ import dev.shaper.demo.db.DbSlowdown;
 import dev.shaper.demo.db.JdbcTarget;
 import dev.shaper.demo.embedded.DemoRun;
 import dev.shaper.demo.embedded.DemoSettings;
+import dev.shaper.demo.traffic.Rates;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -90,6 +91,32 @@ public final class DemoCommand implements Callable<Integer> {
                     + " second, as a writer with --feedback-topic does (default: off)")
     boolean feedback;
 
+    @Option(names = "--adaptive",
+            description = "close the loop: the shaper's capacity follows the DB writer's reports (implies --feedback),"
+                    + " between --min-rate and --total-rate, which --adaptive needs (default: off, a fixed capacity)")
+    boolean adaptive;
+
+    @Option(names = "--min-rate", converter = OptionConverters.PositiveDouble.class,
+            description = "with --adaptive: the lowest the capacity falls to, records/s (default: a fifth of"
+                    + " --total-rate)")
+    Double minRate;
+
+    @Option(names = "--target-latency", converter = OptionConverters.PositiveDuration.class,
+            description = "with --adaptive: the DB writer's p99 batch latency above which the capacity falls"
+                    + " (default: " + DEFAULT_TARGET_LATENCY_MS + "ms)")
+    Duration targetLatency;
+
+    @Option(names = "--controller", paramLabel = "aimd|gradient",
+            description = "with --adaptive: how the capacity moves, aimd (down 30 %% per decision, up a twentieth of"
+                    + " --total-rate per second) or gradient (in proportion to the p99's distance from the target)"
+                    + " (default: aimd)")
+    Controller controller;
+
+    /** The closed loop's controllers, as {@code shaper.capacity.controller} names them. */
+    enum Controller {
+        aimd, gradient
+    }
+
     @Option(names = "--output-dir", defaultValue = ".",
             description = "directory for the chart " + DemoRun.CHART_FILE + " (default: the current directory)")
     Path outputDir;
@@ -97,6 +124,17 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--drain-timeout", defaultValue = "30s", converter = OptionConverters.PositiveDuration.class,
             description = "how long to wait, after producing, for the queues to empty (default: ${DEFAULT-VALUE})")
     Duration drainTimeout;
+
+    /**
+     * The target latency without {@code --target-latency}. The demo's in-memory database writes a batch in a few
+     * milliseconds (measured on a shared 2-core machine: p50 5.5 ms, p95 24 ms), but the writer's p99 over half a
+     * second is about its slowest batch, and a collector pause or a busy CPU makes one take 30 to 50 ms now and then:
+     * 40 ms lets most of those pass, while a batch with the 50 ms of {@code --db-slowdown 10s+10s:50ms} is over it
+     * however fast the database is otherwise.
+     */
+    static final long DEFAULT_TARGET_LATENCY_MS = 40;
+    /** The closed loop's decision interval in the demo, and the writer's report interval with it. */
+    static final Duration ADJUST = Duration.ofMillis(500);
 
     @Override
     public Integer call() throws Exception {
@@ -123,6 +161,32 @@ public final class DemoCommand implements Callable<Integer> {
                     + " '--redis-uri': expected redis://host:port or rediss://host:port, got '" + redisUri + "'");
         }
         return new DemoSettings(duration, rate, totalRate, keys, zipf, baseRate, burstSize, burstEvery, recordSize,
-                maxDelay, admissionRate, redisUri, jdbcUrl, dbSlowdown, feedback, outputDir, drainTimeout);
+                maxDelay, admissionRate, redisUri, jdbcUrl, dbSlowdown, feedback || adaptive, outputDir, drainTimeout,
+                adaptive());
+    }
+
+    /** The closed loop from {@code --adaptive} and its options, or null without it; refuses what does not fit. */
+    private DemoSettings.Adaptive adaptive() {
+        if (!adaptive) {
+            for (String option : new String[] {"--min-rate", "--target-latency", "--controller"}) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+                    throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Option '" + option
+                            + "' applies only with '--adaptive'");
+                }
+            }
+            return null;
+        }
+        if (totalRate <= 0) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Option '--adaptive' needs"
+                    + " '--total-rate' > 0: the capacity's maximum, which the closed loop moves below");
+        }
+        double min = minRate == null ? totalRate / 5 : minRate;
+        if (min > totalRate) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Invalid value for option"
+                    + " '--min-rate': expected at most '--total-rate' " + Rates.format(totalRate) + ", got '"
+                    + Rates.format(min) + "'");
+        }
+        return new DemoSettings.Adaptive(min, targetLatency == null ? Duration.ofMillis(DEFAULT_TARGET_LATENCY_MS)
+                : targetLatency, (controller == null ? Controller.aimd : controller).name(), ADJUST);
     }
 }

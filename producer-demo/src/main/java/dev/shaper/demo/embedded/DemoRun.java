@@ -17,6 +17,8 @@ import dev.shaper.demo.traffic.TrafficLimit;
 import dev.shaper.demo.traffic.TrafficPattern;
 import dev.shaper.demo.traffic.ZipfKeys;
 import dev.shaper.feedback.FeedbackReporter;
+import dev.shaper.internals.metrics.ShaperMetrics;
+import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +28,7 @@ import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
@@ -88,6 +91,9 @@ public final class DemoRun implements AutoCloseable {
     private Thread writerThread;
     private TopicMonitor monitor;
     private volatile long producerStartNanos;
+    private volatile long writerStartNanos;
+    /** The closed loop's capacity as last read while the shaper ran: what the samples after its close hold. */
+    private volatile double lastCapacity = Double.NaN;
     private volatile boolean producerDone;
     private volatile Throwable failure;
     private volatile boolean closing;
@@ -97,7 +103,7 @@ public final class DemoRun implements AutoCloseable {
     private DemoRun(DemoSettings settings, PrintStream console) throws IOException {
         this.settings = settings;
         this.console = console;
-        this.view = new LiveView(console, settings.totalRate());
+        this.view = new LiveView(console, settings.totalRate(), settings.isAdaptive());
         this.workDir = Files.createTempDirectory("shaper-demo-");
     }
 
@@ -134,15 +140,17 @@ public final class DemoRun implements AutoCloseable {
 
         BatchObserver observer = BatchObserver.NONE;
         if (settings.feedback()) {
-            reporter = FeedbackReporter.start(kafka.bootstrapServers(), FEEDBACK_TOPIC, WRITER_ID, FEEDBACK_INTERVAL);
+            reporter = FeedbackReporter.start(kafka.bootstrapServers(), FEEDBACK_TOPIC, WRITER_ID, feedbackInterval());
             observer = reporter::recordWrite;
             console.println("The DB writer reports its writes to " + FEEDBACK_TOPIC + " every "
-                    + FEEDBACK_INTERVAL.toSeconds() + " s as writer " + WRITER_ID);
+                    + feedbackInterval().toMillis() + " ms as writer " + WRITER_ID);
         }
         if (settings.dbSlowdown() != null) {
             console.println("Injecting a slow database: " + settings.dbSlowdown().describe());
         }
         JdbcTarget db = new JdbcTarget(settings.jdbcUrl(), null, null);
+        // The slowdown counts from the batch writer's creation: the summary times the recovery from its end.
+        writerStartNanos = System.nanoTime();
         writer = new DbWriter(kafka.bootstrapServers(), SHAPED_TOPIC, "shaper-demo-db-writer", 500,
                 new BatchWriter(db.connect(), new ShapedRowsTable(ShapedRowsTable.DEFAULT_NAME, db.dialect()),
                         Clock.systemUTC(), Ticker.SYSTEM, settings.dbSlowdown(), observer));
@@ -178,6 +186,14 @@ public final class DemoRun implements AutoCloseable {
         }
     }
 
+    /**
+     * How often the DB writer reports: once a second, and with the closed loop once per decision, as a decision
+     * without a new report changes nothing.
+     */
+    private Duration feedbackInterval() {
+        return settings.isAdaptive() ? settings.adaptive().adjust() : FEEDBACK_INTERVAL;
+    }
+
     private TrafficPattern pattern() {
         return new Bursts(settings.baseRate(), settings.burstSize(), settings.burstEvery().toMillis() / 1000.0, 0);
     }
@@ -200,8 +216,12 @@ public final class DemoRun implements AutoCloseable {
 
     private String shaperDescription() {
         return Rates.format(settings.ratePerKey()) + "/s per key (" + Rates.format(settings.keysRate()) + "/s over "
-                + settings.keys() + " keys)" + (settings.hasTotalRate() ? ", DB capacity "
-                + Rates.format(settings.totalRate()) + "/s (total rate)" : "") + ", max delay "
+                + settings.keys() + " keys)" + (settings.isAdaptive() ? ", adaptive capacity "
+                + Rates.format(settings.adaptive().minRate()) + "/s to " + Rates.format(settings.totalRate())
+                + "/s (" + settings.adaptive().controller() + ", target p99 "
+                + settings.adaptive().targetLatency().toMillis() + " ms)"
+                : settings.hasTotalRate() ? ", DB capacity " + Rates.format(settings.totalRate()) + "/s (total rate)"
+                : "") + ", max delay "
                 + settings.maxDelay().toMillis() + " ms, tick " + tickMs() + " ms"
                 + (settings.admissionRate() > 0 ? ", admission " + Rates.format(settings.admissionRate())
                 + " tokens/s per key" + (settings.redisUri() == null ? " (local buckets)" : " (Redis)") : "");
@@ -231,6 +251,16 @@ public final class DemoRun implements AutoCloseable {
         }
         if (settings.redisUri() != null) {
             s.put(ShaperConfig.REDIS_URI_CONFIG, settings.redisUri());
+        }
+        if (settings.isAdaptive()) {
+            DemoSettings.Adaptive loop = settings.adaptive();
+            s.put(ShaperConfig.CAPACITY_ADAPTIVE_CONFIG, "true");
+            s.put(ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, FEEDBACK_TOPIC);
+            s.put(ShaperConfig.CAPACITY_MIN_RATE_CONFIG, Double.toString(loop.minRate()));
+            s.put(ShaperConfig.CAPACITY_TARGET_LATENCY_MS_CONFIG, Double.toString(loop.targetLatency().toNanos()
+                    / 1e6));
+            s.put(ShaperConfig.CAPACITY_ADJUST_MS_CONFIG, Long.toString(loop.adjust().toMillis()));
+            s.put(ShaperConfig.CAPACITY_CONTROLLER_CONFIG, loop.controller());
         }
         return s;
     }
@@ -273,7 +303,34 @@ public final class DemoRun implements AutoCloseable {
 
     private Sample currentSample() {
         return new Sample((System.nanoTime() - producerStartNanos) / 1_000_000, sink.acknowledged(),
-                monitor.shaped(), monitor.rejectedByReason(), writer.stats().rowsInserted());
+                monitor.shaped(), monitor.rejectedByReason(), writer.stats().rowsInserted(), capacity());
+    }
+
+    /**
+     * The capacity the shaper's closed loop applies now, from its meter; NaN without the closed loop. Once the
+     * shaper has closed, the last value read while it ran.
+     */
+    private double capacity() {
+        if (!settings.isAdaptive()) {
+            return Double.NaN;
+        }
+        if (!closing && shaper != null) {
+            Gauge gauge = shaper.meterRegistry().find(ShaperMetrics.CAPACITY_RATE).gauge();
+            double value = gauge == null ? Double.NaN : gauge.value();
+            if (value > 0) {
+                lastCapacity = value;
+            }
+        }
+        return lastCapacity;
+    }
+
+    /** When the injected slowdown ended, seconds since the producer started; NaN without one. */
+    private double slowdownEndSeconds() {
+        if (settings.dbSlowdown() == null) {
+            return Double.NaN;
+        }
+        return (writerStartNanos - producerStartNanos) / 1e9
+                + (settings.dbSlowdown().start().toNanos() + settings.dbSlowdown().length().toNanos()) / 1e9;
     }
 
     /** Whether every produced record is rejected or written to the database. */
@@ -315,6 +372,11 @@ public final class DemoRun implements AutoCloseable {
 
     public String bootstrapServers() {
         return kafka.bootstrapServers();
+    }
+
+    /** The samples so far, about one a second: the counters and, with the closed loop, its capacity. */
+    public List<Sample> samples() {
+        return timeline.samples();
     }
 
     /** The directory holding the broker's logs and the shaper's state; deleted by {@link #close()}. */
@@ -411,7 +473,9 @@ public final class DemoRun implements AutoCloseable {
         }
         summary = new DemoSummary(pattern().describe() + ", " + settings.keys() + " keys; shaper "
                 + shaperDescription(), last, timeline, writer.stats(), densest,
-                (long) Math.floor(settings.ratePerKey()) + 1, allKeys, stoppedEarly);
+                (long) Math.floor(settings.ratePerKey()) + 1, allKeys, stoppedEarly,
+                settings.isAdaptive() ? CapacityCourse.of(timeline.samples(), settings.totalRate(),
+                        slowdownEndSeconds()) : null, settings.dbSlowdown() != null);
         String table = summary.format();
         console.println();
         console.print(table);

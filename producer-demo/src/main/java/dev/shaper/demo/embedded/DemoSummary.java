@@ -22,9 +22,18 @@ import java.util.stream.Collectors;
  * @param perKeyLimit   what one key may receive in a second: its rate + 1
  * @param allKeys       the database's capacity and the densest second of all keys
  * @param stoppedEarly  true when Ctrl-C (or a failure) ended the run before the queues drained
+ * @param capacity      how the closed loop's capacity went, or null when the capacity is fixed
+ * @param slowdown      whether the database was slowed down, so that the recovery is timed from the slowdown's end
  */
 record DemoSummary(String description, Sample last, RateTimeline timeline, WriterStats writer,
-                   ReleaseWindows.Densest densest, long perKeyLimit, AllKeysSecond allKeys, boolean stoppedEarly) {
+                   ReleaseWindows.Densest densest, long perKeyLimit, AllKeysSecond allKeys, boolean stoppedEarly,
+                   CapacityCourse capacity, boolean slowdown) {
+
+    /** The summary of a run whose capacity is fixed. */
+    DemoSummary(String description, Sample last, RateTimeline timeline, WriterStats writer,
+                ReleaseWindows.Densest densest, long perKeyLimit, AllKeysSecond allKeys, boolean stoppedEarly) {
+        this(description, last, timeline, writer, densest, perKeyLimit, allKeys, stoppedEarly, null, false);
+    }
 
     /**
      * The database's capacity and the most rows of all keys the database received within one second, by release
@@ -48,6 +57,7 @@ record DemoSummary(String description, Sample last, RateTimeline timeline, Write
                 + last.rejectedByReason().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
                 .collect(Collectors.joining(", ")) + ")"));
         rows.put("still queued", Long.toString(last.queueDepth()));
+        rows.put("accounted for", accountedFor());
         rows.put("database rows", last.dbRows() + rates(last.dbRows(), seconds, RateTimeline.Rates::db)
                 + ", " + writer.rowsSkipped() + " replayed rows skipped");
         rows.put("db batch latency", String.format(Locale.ROOT, "p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms"
@@ -60,10 +70,26 @@ record DemoSummary(String description, Sample last, RateTimeline timeline, Write
         rows.put("densest second", allKeys.densest() + " rows of all keys released within one second"
                 + (allKeys.dbCapacity() > 0 ? " (limit " + allKeys.limit() + ": capacity +5 %, one late release,"
                 + " one per task)" + (allKeys.densest() <= allKeys.limit() ? "" : "  EXCEEDED") : ""));
+        if (capacity != null) {
+            rows.put("lowest capacity", capacity.lowestRow());
+            rows.put("capacity fell", capacity.firstFellRow());
+            rows.put("capacity recovered", capacity.recoveryRow(slowdown));
+        }
         int width = rows.keySet().stream().mapToInt(String::length).max().orElse(0);
         StringBuilder table = new StringBuilder();
         rows.forEach((name, value) -> table.append(String.format(Locale.ROOT, "%-" + width + "s  %s%n", name, value)));
         return table.toString();
+    }
+
+    /** Whether every produced record came out shaped or rejected, and every shaped one reached the database. */
+    private String accountedFor() {
+        long written = last.dbRows() + writer.rowsSkipped();
+        if (last.queueDepth() == 0 && written >= last.shaped()) {
+            return "every record: " + last.produced() + " produced = " + last.shaped() + " shaped + " + last.rejected()
+                    + " rejected, all shaped ones in the database";
+        }
+        return "NOT ALL: " + last.queueDepth() + " neither shaped nor rejected, " + Math.max(0, last.shaped() - written)
+                + " shaped but not in the database";
     }
 
     private double ms(double percentile) {

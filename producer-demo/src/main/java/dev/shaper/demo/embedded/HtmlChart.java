@@ -8,7 +8,8 @@ import java.util.function.ToDoubleFunction;
 /**
  * Renders a demo run as a self-contained HTML page: an inline SVG line chart of input, shaped and database
  * rates over time (with what all keys may release at their rates as a dashed line, and the database's capacity,
- * when the demo sets one, as a solid line) above the summary table. No scripts, no external resources: the file
+ * when the demo sets one, as a solid line; with the closed loop, the capacity it applied as a line of its own) above
+ * the summary table. No scripts, no external resources: the file
  * can be opened anywhere, attached to an issue, or archived by CI.
  */
 final class HtmlChart {
@@ -20,6 +21,9 @@ final class HtmlChart {
     private static final int TOP = 20;
     private static final int BOTTOM = 50;
     private static final String DB_CAPACITY_COLOR = "#ff7f0e";
+    private static final String ADAPTIVE_COLOR = "#9467bd";
+    /** The legend's and the test's name of the closed loop's capacity. */
+    static final String ADAPTIVE_LABEL = "capacity (adaptive)";
 
     private record Series(String label, String color, ToDoubleFunction<RateTimeline.Rates> value) {
     }
@@ -34,7 +38,7 @@ final class HtmlChart {
 
     /**
      * @param title      the page heading
-     * @param rates      the per-second rates of the run
+     * @param rates      the per-second rates of the run; those with a capacity draw it as its own line
      * @param keysRate   what all keys together may release at their own rates, records/s (a dashed line)
      * @param dbCapacity the database's capacity, the shaper's total rate, units/s (a solid line); 0 for none
      * @param summary    the summary table as plain text, shown under the chart
@@ -68,7 +72,20 @@ final class HtmlChart {
             }
             svg.append("\"/>\n");
         }
-        legend(svg, keysRate, dbCapacity);
+        boolean adaptive = rates.stream().anyMatch(r -> !Double.isNaN(r.capacity()));
+        if (adaptive) {
+            // Dashed, as the fixed capacity above it is solid: the closed loop's ceiling, not a rate of records.
+            svg.append("<polyline class=\"capacity-adaptive\" fill=\"none\" stroke-width=\"2\""
+                    + " stroke-dasharray=\"8 3\" stroke=\"").append(ADAPTIVE_COLOR).append("\" points=\"");
+            for (RateTimeline.Rates r : rates) {
+                if (!Double.isNaN(r.capacity())) {
+                    svg.append(String.format(Locale.ROOT, "%.1f,%.1f ", x(r.atSeconds(), maxX),
+                            y(r.capacity(), maxY)));
+                }
+            }
+            svg.append("\"/>\n");
+        }
+        legend(svg, keysRate, dbCapacity, adaptive);
         svg.append("</svg>\n");
         return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + escape(title)
                 + "</title></head>\n<body style=\"font-family:sans-serif\">\n<h1>" + escape(title) + "</h1>\n"
@@ -97,7 +114,7 @@ final class HtmlChart {
                 + " text-anchor=\"middle\">records per second</text>%n", HEIGHT / 2, HEIGHT / 2));
     }
 
-    private static void legend(StringBuilder svg, double keysRate, double dbCapacity) {
+    private static void legend(StringBuilder svg, double keysRate, double dbCapacity, boolean adaptive) {
         int row = 0;
         for (Series s : SERIES) {
             legendRow(svg, row++, "stroke=\"" + s.color() + "\" stroke-width=\"2\"", s.label());
@@ -105,7 +122,12 @@ final class HtmlChart {
         legendRow(svg, row++, "stroke=\"#555\" stroke-dasharray=\"6 4\"",
                 "all keys at their rate (" + Rates.format(keysRate) + "/s)");
         if (dbCapacity > 0) {
-            legendRow(svg, row, "stroke=\"" + DB_CAPACITY_COLOR + "\" stroke-width=\"2\"", dbCapacityLabel(dbCapacity));
+            legendRow(svg, row++, "stroke=\"" + DB_CAPACITY_COLOR + "\" stroke-width=\"2\"",
+                    dbCapacityLabel(dbCapacity));
+        }
+        if (adaptive) {
+            legendRow(svg, row, "stroke=\"" + ADAPTIVE_COLOR + "\" stroke-width=\"2\" stroke-dasharray=\"8 3\"",
+                    ADAPTIVE_LABEL);
         }
     }
 

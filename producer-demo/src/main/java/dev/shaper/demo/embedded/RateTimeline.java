@@ -10,8 +10,16 @@ import java.util.function.ToLongFunction;
  */
 public final class RateTimeline {
 
-    /** The rates between two consecutive samples, per second, at the later sample's time. */
-    public record Rates(double atSeconds, double input, double shaped, double rejected, double db) {
+    /**
+     * The rates between two consecutive samples, per second, at the later sample's time, and the closed loop's
+     * capacity at that sample (NaN when the capacity is fixed).
+     */
+    public record Rates(double atSeconds, double input, double shaped, double rejected, double db, double capacity) {
+
+        /** The rates of a run whose capacity is fixed. */
+        public Rates(double atSeconds, double input, double shaped, double rejected, double db) {
+            this(atSeconds, input, shaped, rejected, db, Double.NaN);
+        }
     }
 
     private final List<Sample> samples = new ArrayList<>();
@@ -52,7 +60,7 @@ public final class RateTimeline {
         double seconds = Math.max(1, to.elapsedMs() - from.elapsedMs()) / 1000.0;
         return new Rates(to.elapsedMs() / 1000.0,
                 rate(from, to, Sample::produced, seconds), rate(from, to, Sample::shaped, seconds),
-                rate(from, to, Sample::rejected, seconds), rate(from, to, Sample::dbRows, seconds));
+                rate(from, to, Sample::rejected, seconds), rate(from, to, Sample::dbRows, seconds), to.capacity());
     }
 
     private static double rate(Sample from, Sample to, ToLongFunction<Sample> counter, double seconds) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shaper.demo.ProducerDemo;
 import dev.shaper.demo.db.DbSlowdown;
+import dev.shaper.demo.embedded.DemoSettings;
 import dev.shaper.demo.traffic.Bursts;
 import dev.shaper.demo.traffic.Ramp;
 import dev.shaper.demo.traffic.TrafficLimit;
@@ -219,6 +220,88 @@ class CommandLineTest {
 
         assertThat(absent.settings().hasTotalRate()).isFalse();
         assertThat(zero.settings().hasTotalRate()).isFalse();
+    }
+
+    @Test
+    void shouldRefuseAnAdaptiveDemoWithoutATotalRateNamingBothOptions() {
+        int exit = run("demo", "--adaptive");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("Option '--adaptive' needs '--total-rate' > 0").doesNotContain("\tat ");
+    }
+
+    @Test
+    void shouldRefuseAMinimumAboveTheTotalRate() {
+        int exit = run("demo", "--adaptive", "--total-rate", "60", "--min-rate", "61");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("Invalid value for option '--min-rate': expected at most '--total-rate' 60,"
+                + " got '61'");
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {"--min-rate | 10", "--target-latency | 40ms", "--controller | gradient"})
+    void shouldRefuseAClosedLoopOptionWithoutAdaptive(String option, String value) {
+        int exit = run("demo", "--total-rate", "60", option, value);
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("Option '" + option + "' applies only with '--adaptive'");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownController() {
+        int exit = run("demo", "--adaptive", "--total-rate", "60", "--controller", "pid");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("--controller", "aimd", "gradient", "pid");
+    }
+
+    @Test
+    void shouldCloseTheLoopWithItsDefaultsAndTheFeedbackWhenAdaptiveIsGiven() {
+        DemoCommand demo = parse("demo", "--adaptive", "--total-rate", "60");
+
+        DemoSettings settings = demo.settings();
+        assertThat(settings.isAdaptive()).isTrue();
+        assertThat(settings.feedback()).as("implied").isTrue();
+        assertThat(settings.adaptive()).isEqualTo(new DemoSettings.Adaptive(12,
+                Duration.ofMillis(DemoCommand.DEFAULT_TARGET_LATENCY_MS), "aimd",
+                Duration.ofMillis(500)));
+    }
+
+    @Test
+    void shouldTakeTheClosedLoopsOptionsWhenGiven() {
+        DemoCommand demo = parse("demo", "--adaptive", "--total-rate", "60", "--min-rate", "6", "--target-latency",
+                "45ms", "--controller", "gradient");
+
+        assertThat(demo.settings().adaptive()).isEqualTo(new DemoSettings.Adaptive(6, Duration.ofMillis(45),
+                "gradient", Duration.ofMillis(500)));
+    }
+
+    @Test
+    void shouldKeepTheCapacityFixedWithoutAdaptive() {
+        DemoCommand demo = parse("demo", "--total-rate", "60");
+
+        assertThat(demo.settings().isAdaptive()).isFalse();
+    }
+
+    @Test
+    void shouldDescribeTheClosedLoopsOptionsInTheDemosHelp() {
+        // picocli warns on System.err about a description it cannot format (a lone '%'), and prints it raw
+        java.io.PrintStream systemErr = System.err;
+        java.io.ByteArrayOutputStream warnings = new java.io.ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setErr(new java.io.PrintStream(warnings, true, java.nio.charset.StandardCharsets.UTF_8));
+            exit = run("demo", "--help");
+        } finally {
+            System.setErr(systemErr);
+        }
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("--adaptive", "--min-rate", "--target-latency", "--controller=aimd|gradient",
+                "down 30 % per decision");
+        assertThat(err.toString() + warnings.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .doesNotContain("Could not format");
     }
 
     @Test

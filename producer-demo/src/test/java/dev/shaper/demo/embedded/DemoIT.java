@@ -36,8 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The demo end to end, in short runs of bursts far above the shaper's rate: the database never received more than
- * rate + 1 rows of a key in any second, nor, with a total rate, more than that rate and one tick's worth of all
- * keys together; and every produced id is in the database or in the rejected topic, exactly once.
+ * rate + 1 rows of a key in any second, nor, with a total rate, more than the shaper promises of all keys together
+ * (docs/capacity.md); and every produced id is in the database or in the rejected topic, exactly once.
  *
  * <p>Which clock: the rows' {@code released_ms}, the time the shaper released each record (its
  * {@code shaper.released.ms} header, or the broker's append time for records that passed at once). That is
@@ -113,6 +113,43 @@ class DemoIT {
                 .allSatisfy(r -> assertThat(r.report().latencyP99Ms()).isGreaterThanOrEqualTo(5.0));
     }
 
+    @Test
+    void shouldLowerTheCapacityWhileTheDatabaseIsSlowAndRaiseItAfterWhenTheLoopIsClosed() throws Exception {
+        // Given: a closed loop between 30/s and 60/s (AIMD, a decision every 500 ms, a target p99 of 60 ms) over the
+        // same bursts, and a database whose batches take 120 ms longer from 8 s to 16 s after the writer started.
+        // The target and the slowdown are far apart so that a collector pause on a loaded machine does not pass
+        // for a slow database; the minimum is half the maximum so the way back up is short enough to see.
+        double max = 60;
+        double min = 30;
+        DemoSettings settings = adaptiveSettings(Duration.ofSeconds(30), max,
+                new DbSlowdown(Duration.ofSeconds(8), Duration.ofSeconds(8), Duration.ofMillis(120)),
+                new DemoSettings.Adaptive(min, Duration.ofMillis(60), "aimd", Duration.ofMillis(500)));
+
+        // When
+        Outcome outcome = runToTheEnd(settings);
+
+        // Then: no record lost, every id once in the database or rejected
+        VerificationReport report = outcome.report();
+        assertThat(report.isExactlyOnce()).as(report.summary()).isTrue();
+        // And: the capacity, sampled every second since the producer started (the writer started up to a second
+        // before it), fell by at least 30 % while the database was slow and never left [min, max]
+        List<Sample> samples = outcome.samples().stream().filter(Sample::hasCapacity).toList();
+        assertThat(samples).isNotEmpty().allSatisfy(s -> assertThat(s.capacity()).isBetween(min, max));
+        double lowestWhileSlow = samples.stream().filter(s -> s.elapsedMs() >= 8_000 && s.elapsedMs() <= 18_000)
+                .mapToDouble(Sample::capacity).min().orElseThrow();
+        assertThat(lowestWhileSlow).as("the lowest capacity from 8 s to 18 s").isLessThanOrEqualTo(0.7 * max);
+        // And: after the slowdown it rose at least half way back to the maximum
+        double highestAfter = samples.stream().filter(s -> s.elapsedMs() > 18_000).mapToDouble(Sample::capacity).max()
+                .orElseThrow();
+        assertThat(highestAfter).as("the highest capacity after 18 s")
+                .isGreaterThanOrEqualTo(lowestWhileSlow + (max - lowestWhileSlow) / 2);
+        // And: the summary and the chart tell it
+        assertThat(outcome.console()).containsPattern("lowest capacity +\\d").contains("capacity recovered",
+                "accounted for       every record");
+        assertThat(Files.readString(output.resolve(DemoRun.CHART_FILE))).contains(HtmlChart.ADAPTIVE_LABEL,
+                "DB capacity (60/s)");
+    }
+
     /**
      * Asserts that no second of releases, all keys together, holds more than the shaper promises (docs/capacity.md):
      * the capacity made up at most 5 % faster than the clock after a stall, one late release of up to twice the tick
@@ -139,6 +176,15 @@ class DemoIT {
                 Duration.ofSeconds(2), 0, null, jdbcUrl, dbSlowdown, feedback, output, Duration.ofSeconds(30));
     }
 
+    /** {@link #settings} with a closed loop between {@code adaptive}'s minimum and {@code totalRate}. */
+    private DemoSettings adaptiveSettings(Duration duration, double totalRate, DbSlowdown dbSlowdown,
+                                          DemoSettings.Adaptive adaptive) {
+        DemoSettings s = settings(duration, totalRate, dbSlowdown, true);
+        return new DemoSettings(s.duration(), s.ratePerKey(), s.totalRate(), s.keys(), s.zipfExponent(), s.baseRate(),
+                s.burstSize(), s.burstEvery(), s.recordSize(), s.maxDelay(), s.admissionRate(), s.redisUri(),
+                s.jdbcUrl(), s.dbSlowdown(), s.feedback(), s.outputDir(), s.drainTimeout(), adaptive);
+    }
+
     /** One report on the feedback topic and the writer it is keyed by. */
     private record KeyedReport(String writerId, FeedbackReport report) {
     }
@@ -151,9 +197,10 @@ class DemoIT {
      * @param report  every produced id against the rows and the rejected records
      * @param workDir the broker's and the shaper's directory (gone once the demo closed)
      * @param reports the DB writer's reports on the feedback topic before the demo closed (none without feedback)
+     * @param samples the demo's samples, about one a second
      */
     private record Outcome(String console, List<CollectedRecord> rows, VerificationReport report, Path workDir,
-                           List<KeyedReport> reports) {
+                           List<KeyedReport> reports, List<Sample> samples) {
     }
 
     /** Runs the demo until everything drained and closes it; reads what it produced, rejected and wrote. */
@@ -163,8 +210,10 @@ class DemoIT {
         List<CollectedRecord> rejected;
         List<KeyedReport> reports = List.of();
         Path workDir;
+        DemoRun closed;
         try (DemoRun run = DemoRun.start(settings, new PrintStream(console, true, StandardCharsets.UTF_8))) {
             workDir = run.workDir();
+            closed = run;
             assertThat(run.awaitCompletion()).as("drained; console:%n%s", console).isTrue();
             produced = inputIds(run.bootstrapServers());
             rejected = rejectedRecords(run.bootstrapServers(), produced.size());
@@ -178,7 +227,8 @@ class DemoIT {
         VerificationReport report = ShapedOutputVerifier.verify(produced, all);
         System.out.println(console.toString(StandardCharsets.UTF_8));
         System.out.println(report.summary());
-        return new Outcome(console.toString(StandardCharsets.UTF_8), rows, report, workDir, reports);
+        return new Outcome(console.toString(StandardCharsets.UTF_8), rows, report, workDir, reports,
+                closed.samples());
     }
 
     /** The reports on the feedback topic so far. */

@@ -38,6 +38,39 @@ class DemoSummaryTest {
     }
 
     @Test
+    void shouldPrintTheLowestCapacityAndTheRecoveryWhenTheLoopIsClosed() {
+        // Given: a capacity of at most 60/s that fell to 21/s at 14 s and was back at 27 s, 7 s after the slowdown
+        RateTimeline timeline = new RateTimeline();
+        Sample last = new Sample(30_000, 900, 600, new TreeMap<>(java.util.Map.of("DELAY_EXCEEDED", 300L)), 600, 60);
+        timeline.add(last);
+        CapacityCourse course = new CapacityCourse(60, 21, 14, 11, 20, 27);
+
+        // When
+        String table = new DemoSummary("bursts", last, timeline, new WriterStats(), new ReleaseWindows.Densest("k0",
+                21), 21, new DemoSummary.AllKeysSecond(60, 63, 50), false, course, true).format();
+
+        // Then
+        assertThat(table).containsPattern("lowest capacity +21/s \\(35 % of the maximum 60/s\\) at 14 s\n")
+                .containsPattern("capacity fell +at 11 s")
+                .containsPattern("capacity recovered +7 s after the slowdown ended \\(at 20 s\\)")
+                .containsPattern("accounted for +every record: 900 produced = 600 shaped \\+ 300 rejected, all shaped"
+                        + " ones in the database");
+    }
+
+    @Test
+    void shouldSayWhatIsMissingWhenNotEveryRecordIsAccountedFor() {
+        RateTimeline timeline = new RateTimeline();
+        Sample last = new Sample(10_000, 500, 400, new TreeMap<>(), 390);
+        timeline.add(last);
+
+        String table = new DemoSummary("bursts", last, timeline, new WriterStats(), new ReleaseWindows.Densest("k0",
+                21), 21, new DemoSummary.AllKeysSecond(0, 1, 40), true).format();
+
+        assertThat(table).containsPattern("accounted for +NOT ALL: 100 neither shaped nor rejected, 10 shaped but not"
+                + " in the database").doesNotContain("lowest capacity");
+    }
+
+    @Test
     void shouldSayThereIsNoCapWhenNoTotalRateIsSet() {
         String table = summary(new DemoSummary.AllKeysSecond(0, 1, 75));
 

@@ -35,6 +35,30 @@ class HtmlChartTest {
     }
 
     @Test
+    void shouldDrawTheAdaptiveCapacityAsALineOfItsOwnBesideTheFixedOne() {
+        // Given: a closed loop under a maximum of 60/s that cut the capacity to 30/s in the second second
+        List<RateTimeline.Rates> rates = List.of(new RateTimeline.Rates(1, 90, 60, 0, 60, 60),
+                new RateTimeline.Rates(2, 40, 30, 5, 30, 30));
+
+        // When
+        String html = HtmlChart.render("run", rates, 100, 60, "");
+
+        // Then: the adaptive capacity is a polyline through both samples, named in the legend; the maximum stays
+        assertThat(html).contains("class=\"capacity-adaptive\"", HtmlChart.ADAPTIVE_LABEL, "DB capacity (60/s)");
+        String line = html.substring(html.indexOf("class=\"capacity-adaptive\""));
+        String points = line.substring(line.indexOf("points=\"") + 8, line.indexOf("\"/>"));
+        assertThat(points.trim().split(" ")).hasSize(2);
+        assertThat(html.split("<polyline", -1)).hasSize(5);
+    }
+
+    @Test
+    void shouldDrawNoAdaptiveCapacityWhenTheCapacityIsFixed() {
+        String html = HtmlChart.render("run", List.of(new RateTimeline.Rates(1, 90, 60, 0, 60)), 100, 60, "");
+
+        assertThat(html).doesNotContain("capacity-adaptive", HtmlChart.ADAPTIVE_LABEL);
+    }
+
+    @Test
     void shouldDrawNoDbCapacityWhenNoTotalRateIsSet() {
         List<RateTimeline.Rates> rates = List.of(new RateTimeline.Rates(1, 300, 60, 0, 60));
 

@@ -32,6 +32,17 @@ class LiveViewTest {
     }
 
     @Test
+    void shouldShowTheCapacityTheLoopAppliesWhenItIsAdaptive() {
+        LiveView view = new LiveView(out, 60, true);
+
+        view.printHeader();
+        view.show(new Sample(1_000, 50, 30, new TreeMap<>(), 30, 42.3));
+
+        assertThat(lines()[0]).contains("of 60/s", "capacity/s");
+        assertThat(lines()[1]).containsPattern(" 30 +50% +42 ");
+    }
+
+    @Test
     void shouldLeaveTheCapacityOutWhenNoTotalRateIsSet() {
         LiveView view = new LiveView(out, 0);
 
