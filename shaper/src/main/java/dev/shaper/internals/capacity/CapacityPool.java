@@ -110,6 +110,14 @@ public final class CapacityPool {
     }
 
     /**
+     * The lowest priority (highest number) the last split of the pool reached: below it the pool gives nothing, so a
+     * task must not spend its part on a lower priority either.
+     */
+    public synchronized int servedPriority() {
+        return lastServedPriority;
+    }
+
+    /**
      * Takes {@code units} another task gave up, if that many wait, for a record of {@code priority} that the rate its
      * task was given held back. Not for a priority lower than one the pool could not serve whole: spare units go to
      * the priority the capacity ran out at, not below it.

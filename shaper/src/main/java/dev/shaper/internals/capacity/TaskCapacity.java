@@ -118,6 +118,11 @@ public final class TaskCapacity {
         }
     }
 
+    /** The lowest priority (highest number) the capacity reaches now; every priority without a pool. */
+    public int servedPriority() {
+        return pool == null ? Integer.MAX_VALUE : pool.servedPriority();
+    }
+
     /** The task closed: its part returns to the pool. */
     public void close() {
         if (member != null) {

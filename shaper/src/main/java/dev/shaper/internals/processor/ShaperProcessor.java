@@ -156,8 +156,10 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
     private void shape(Record<byte[], byte[]> record, long cost, KeyEntry entry, long now, long wallNow) {
         ShapingRule rule = rules.ruleFor(record.key());
-        // A record may not pass ahead of records of a higher priority that the total rate holds back.
-        boolean totalAllows = total.canPass(now) && !queues.heldBackAbove(rule.priority());
+        // A record may not pass ahead of records of a higher priority that the total rate holds back, nor at a
+        // priority the capacity does not reach now.
+        boolean totalAllows = total.canPass(now) && !queues.heldBackAbove(rule.priority())
+                && rule.priority() <= capacity.servedPriority();
         // Nothing queued and the cap open: no backlog in front of the cap, and nothing to compute per record. A
         // record waits behind what is queued at its priority or a higher one.
         long capWait = totalAllows && queues.queuedUnits() == 0 ? 0
@@ -300,6 +302,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         @Override
         public ShapingRule rule(byte[] key) {
             return ruleFor(key);
+        }
+
+        @Override
+        public int servedPriority() {
+            return capacity.servedPriority();
         }
 
         @Override

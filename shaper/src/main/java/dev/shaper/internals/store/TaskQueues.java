@@ -51,6 +51,9 @@ public final class TaskQueues {
 
         /** The rule of {@code key}: its rate, priority and weight. */
         ShapingRule rule(byte[] key);
+
+        /** The lowest priority the total rate reaches now: lower ones only give up their expired records. */
+        int servedPriority();
     }
 
     /** Why a band's part of a release scan ended. */
@@ -291,6 +294,12 @@ public final class TaskQueues {
     /** The bands of one priority: one after the other, or, with several and a total rate, each by its weight. */
     private void releasePriority(List<BandQueue> queues, long nowNanos, ReleasePolicy policy,
                                  ReleasedRecords sink) {
+        if (queues.get(0).band.priority() > policy.servedPriority()) {
+            for (BandQueue queue : queues) {
+                scanBand(queue, 0, nowNanos, policy, sink); // the capacity does not reach this priority
+            }
+            return;
+        }
         double available = queues.size() == 1 ? Double.POSITIVE_INFINITY : policy.availableUnits();
         if (Double.isInfinite(available)) {
             for (BandQueue queue : queues) {
