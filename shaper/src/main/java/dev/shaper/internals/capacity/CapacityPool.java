@@ -35,7 +35,7 @@ public final class CapacityPool {
     /** Units that tasks gave up in their last ticks, for the tasks that have more to release. */
     private double spare;
     /** The lowest priority (highest number) the last split reached: what the pool ran out at, or every priority. */
-    private int lastServedPriority = Integer.MAX_VALUE;
+    private volatile int lastServedPriority = Integer.MAX_VALUE;
 
     /**
      * @param totalRate       the application's total rate, units per second (more than 0)
@@ -113,7 +113,7 @@ public final class CapacityPool {
      * The lowest priority (highest number) the last split of the pool reached: below it the pool gives nothing, so a
      * task must not spend its part on a lower priority either.
      */
-    public synchronized int servedPriority() {
+    public int servedPriority() {
         return lastServedPriority;
     }
 

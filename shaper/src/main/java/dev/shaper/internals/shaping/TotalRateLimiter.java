@@ -87,8 +87,8 @@ public final class TotalRateLimiter {
         if (!(ratePerSecond > 0)) {
             return false;
         }
-        long due = Math.max(tatNanos, tatNanos == Long.MIN_VALUE ? nowNanos - stepNanos : nowNanos - MAX_OWED_NANOS);
-        long smooth = Math.max(smoothTatNanos, nowNanos - stepNanos);
+        long due = dueFrom(nowNanos, stepNanos);
+        long smooth = smoothFrom(nowNanos, stepNanos);
         if (due > nowNanos || smooth > nowNanos) {
             return false;
         }
@@ -96,6 +96,16 @@ public final class TotalRateLimiter {
         tatNanos = LeakyBucket.saturatedAdd(due, interval);
         smoothTatNanos = LeakyBucket.saturatedAdd(smooth, (long) (interval / CATCH_UP_SPEED));
         return true;
+    }
+
+    /** Where the rate's schedule stands for a scan now: a fresh cap owes nothing, an old one at most what it may. */
+    private long dueFrom(long nowNanos, long stepNanos) {
+        return Math.max(tatNanos, tatNanos == Long.MIN_VALUE ? nowNanos - stepNanos : nowNanos - MAX_OWED_NANOS);
+    }
+
+    /** Where the smoothing schedule stands for a scan now: at most one step's worth may leave at once. */
+    private long smoothFrom(long nowNanos, long stepNanos) {
+        return Math.max(smoothTatNanos, nowNanos - stepNanos);
     }
 
     /**
@@ -109,8 +119,8 @@ public final class TotalRateLimiter {
         if (!(ratePerSecond > 0)) {
             return 0;
         }
-        long due = Math.max(tatNanos, tatNanos == Long.MIN_VALUE ? nowNanos - stepNanos : nowNanos - MAX_OWED_NANOS);
-        long smooth = Math.max(smoothTatNanos, nowNanos - stepNanos);
+        long due = dueFrom(nowNanos, stepNanos);
+        long smooth = smoothFrom(nowNanos, stepNanos);
         if (due > nowNanos || smooth > nowNanos) {
             return 0;
         }
