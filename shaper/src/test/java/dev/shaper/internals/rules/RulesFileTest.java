@@ -123,4 +123,23 @@ class RulesFileTest {
         assertThatThrownBy(() -> RulesFile.load(java.nio.file.Path.of("/no/such/rules.yaml"), DEFAULTS))
                 .hasMessageContaining("/no/such/rules.yaml: cannot be read");
     }
+
+    @Test
+    void shouldReadPriorityAndWeightAndNameTheFieldWhenOneIsOutOfRange() {
+        RuleBook book = RulesFile.parse("r.yaml", "rules:\n  - prefix: bulk-\n    priority: 2\n    weight: 0.5\n",
+                DEFAULTS);
+        assertThat(book.ruleFor("bulk-1").priority()).isEqualTo(2);
+        assertThat(book.ruleFor("bulk-1").weight()).isEqualTo(0.5);
+        assertThat(book.ruleFor("other").priority()).isZero();
+        assertThat(book.ruleFor("other").weight()).isEqualTo(1.0);
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n  - prefix: a\n    priority: 100\n", DEFAULTS))
+                .hasMessageContaining("r.yaml: rules[0]: priority is 100; expected a whole number from 0 (the highest)"
+                        + " to 99");
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n  - prefix: a\n    priority: -1\n", DEFAULTS))
+                .hasMessageContaining("rules[0]: priority is -1");
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n  - prefix: a\n    weight: 0\n", DEFAULTS))
+                .hasMessageContaining("r.yaml: rules[0]: weight is 0.0; expected a number > 0");
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n  - prefix: a\n    priority: 1.5\n", DEFAULTS))
+                .hasMessageContaining("rules[0].priority:");
+    }
 }
