@@ -104,6 +104,8 @@ public final class ScheduleStore extends WriteBehindStore {
     private final long maxStoredBytes;
     /** The part of the RocksDB store this band's records live in. */
     private final SegmentTable table;
+    /** The bytes the band's prefix adds to each of its keys in the store and its changelog (0 for the default). */
+    private final int prefixLength;
     /** The other bands of the task's schedule, under this one, the default band, which the task registers. */
     private final Map<ScheduleBand, ScheduleStore> bands = new HashMap<>();
     /** The runs that still hold records, by position. */
@@ -143,6 +145,7 @@ public final class ScheduleStore extends WriteBehindStore {
         this.maxSpanNanos = maxSpanNanos;
         this.maxStoredBytes = maxStoredBytes;
         this.table = SegmentTable.of(inner, band);
+        this.prefixLength = band.prefix().length;
     }
 
     /**
@@ -184,7 +187,7 @@ public final class ScheduleStore extends WriteBehindStore {
 
     /** The largest segment of {@code recordKey}'s records that its changelog record can carry. */
     private long maxSegmentBytes(byte[] recordKey) {
-        return maxStoredBytes - RecordSize.of(ScheduleKeys.length(recordKey), 0, 0);
+        return maxStoredBytes - RecordSize.of(prefixLength + ScheduleKeys.length(recordKey), 0, 0);
     }
 
     /**

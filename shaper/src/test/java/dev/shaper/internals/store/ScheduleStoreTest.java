@@ -435,4 +435,28 @@ class ScheduleStoreTest {
         assertThat(reopened.storedBands()).containsExactly(backfill);
         assertThat(inner.approximateNumEntries()).isEqualTo(2);
     }
+
+    @Test
+    void shouldCountABandsPrefixInWhatTheChangelogMustTake() {
+        // Given: a record that fits a segment of its own in the default band to the byte
+        byte[] key = k("a");
+        int fits = 0;
+        int tooLarge = (int) MAX_STORED;
+        while (tooLarge - fits > 1) {
+            int middle = (fits + tooLarge) >>> 1;
+            if (store.fitsAlone(key, new byte[middle])) {
+                fits = middle;
+            } else {
+                tooLarge = middle;
+            }
+        }
+        int size = fits;
+        byte[] largest = new byte[size];
+        assertThat(store.fitsAlone(key, largest)).isTrue();
+
+        // Then: another band's keys carry its prefix too, so the same record no longer fits there
+        assertThat(store.band(new ScheduleBand(1, 1.0)).fitsAlone(key, largest)).isFalse();
+        assertThat(store.band(new ScheduleBand(1, 1.0)).fitsAlone(key, new byte[size - ScheduleBand.PREFIX_LENGTH]))
+                .isTrue();
+    }
 }
