@@ -118,8 +118,22 @@ public final class ShaperDriver implements AutoCloseable {
 
     private long elapsedMs;
 
-    /** Advances wall-clock time, firing every punctuation that falls due on the way. */
+    /**
+     * Advances wall-clock time a millisecond at a time, firing every punctuation on time as it falls due (the
+     * driver fires each punctuation at most once per step, so one long step would be a stalled stream thread).
+     */
     public void advance(Duration duration) {
+        for (long ms = 0; ms < duration.toMillis(); ms++) {
+            driver.advanceWallClockTime(Duration.ofMillis(1));
+            elapsedMs++;
+        }
+    }
+
+    /**
+     * Advances wall-clock time in one step, as a stream thread that stalled for {@code duration} (a slow commit, a
+     * GC pause) and then runs each punctuation that fell due once.
+     */
+    public void stall(Duration duration) {
         driver.advanceWallClockTime(duration);
         elapsedMs += duration.toMillis();
     }

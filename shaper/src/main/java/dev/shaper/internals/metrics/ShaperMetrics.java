@@ -60,6 +60,10 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String QUEUE_DELAY = "shaper.queue.delay";
     /** Records per second sent to the output topic (passed plus released). */
     public static final String RELEASE_RATE = "shaper.release.rate";
+    /** The finest release tick of this instance's tasks now: it follows the fastest key waiting. */
+    public static final String RELEASE_TICK = "shaper.release.tick";
+    /** How late release ticks routinely come, the most of this instance's tasks: made up at once. */
+    public static final String RELEASE_LATENESS = "shaper.release.lateness";
     /** 1 for the admission backend in use, 0 for the other; tags {@code backend} and {@code mode}. */
     public static final String ADMISSION_BACKEND = "shaper.admission.backend";
     /** Switches of the admission backend; tag {@code to} is {@code local} or {@code redis}. */
@@ -190,6 +194,15 @@ public final class ShaperMetrics implements AutoCloseable {
                 .description("Records per second sent to the output topic (passed at once plus released), averaged"
                         + " over the last " + SlidingRate.WINDOW_SECONDS + " complete seconds")
                 .register(registry);
+        Gauge.builder(RELEASE_TICK, this, m -> m.liveExtreme(TaskCounts::releaseTickMs, false) / 1000.0)
+                .baseUnit("seconds").description("The finest release tick of this instance's tasks: half the interval"
+                        + " between records of the fastest key waiting, within 1 ms and shaper.shaping.tick.ms")
+                .register(registry);
+        Gauge.builder(RELEASE_LATENESS, this, m -> m.liveExtreme(TaskCounts::routineLateMs, true) / 1000.0)
+                .baseUnit("seconds").description("How late this instance's release ticks routinely come (the median"
+                        + " over 2 s of each 100 ms's latest), the most of its tasks: keys make this up at once, so"
+                        + " it adds to their densest second; a longer stall is made up at 2 % above the rate")
+                .register(registry);
         // Over the live tasks only: a task that closed took its queues with it.
         Gauge.builder(QUEUE_RECORDS, this, m -> m.liveTotal(TaskCounts::queuedRecords))
                 .description("Records waiting in the queues of this instance's tasks")
@@ -262,6 +275,18 @@ public final class ShaperMetrics implements AutoCloseable {
                 sum += count.applyAsLong(counts);
             }
             return sum;
+        }
+    }
+
+    /** The largest ({@code max}) or smallest value of the live tasks; 0 without a task. */
+    private long liveExtreme(ToLongFunction<TaskCounts> value, boolean max) {
+        synchronized (taskCounts) {
+            long extreme = max ? Long.MIN_VALUE : Long.MAX_VALUE;
+            for (TaskCounts counts : taskCounts) {
+                long v = value.applyAsLong(counts);
+                extreme = max ? Math.max(extreme, v) : Math.min(extreme, v);
+            }
+            return taskCounts.isEmpty() ? 0 : extreme;
         }
     }
 

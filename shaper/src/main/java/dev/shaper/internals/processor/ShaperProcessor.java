@@ -14,6 +14,8 @@ import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.Arrival;
 import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
+import dev.shaper.internals.shaping.ReleasePace;
+import dev.shaper.internals.shaping.StallMeter;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.shaping.TotalRateLimiter;
 import dev.shaper.internals.shaping.VirtualClock;
@@ -23,6 +25,7 @@ import dev.shaper.internals.store.QueuedTotals;
 import dev.shaper.internals.store.ScheduleStore;
 import dev.shaper.internals.store.TaskQueues;
 import java.time.Duration;
+import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -52,7 +55,13 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     private final Settings settings;
     private final RuleBook rules;
     private final ShaperMetrics metrics;
-    private final long tickNanos;
+    /** The release tick now: it follows the fastest key waiting (see ReleasePace#tickMs). */
+    private long tickMs;
+    private long tickNanos;
+    private Cancellable punctuator;
+    /** Wall time of the last release tick, to measure how late the next one comes. */
+    private long lastTickWallMs;
+    private StallMeter stalls;
     /**
      * The longest step a release serves whole: twice the tick, and at least 100 ms, covers a busy stream thread's
      * late ticks; the total rate makes up a longer stall a little faster than the clock, not at once (see
@@ -94,8 +103,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.backlogs = backlogs;
         this.restores = restores;
         this.metrics = metrics;
-        this.tickNanos = settings.tickMs() * 1_000_000L;
-        this.burstNanos = Math.max(2 * tickNanos, 100_000_000L);
+        this.burstNanos = Math.max(2 * settings.tickMs() * 1_000_000L, 100_000_000L);
         this.admission = admission == null ? null : new AdmissionStep(admission, rules, settings.admissionKeyHeader());
         this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
                 settings.topicLimits().rejectedTimes());
@@ -119,7 +127,25 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.outputs = new OutputChecks(settings.topicLimits(), wallNow);
         QueuedTotals restored = queues.restoredTotals();
         this.counts = metrics.registerTaskCounts(restored.records(), restored.bytes());
-        context.schedule(Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME, this::release);
+        this.punctuator = null;
+        this.stalls = new StallMeter(settings.catchUpMaxMs() * 1_000_000L);
+        this.lastTickWallMs = wallNow;
+        followWaitingRates();
+    }
+
+    /** Schedules the release at the tick the fastest waiting key needs, if it is not scheduled at that tick yet. */
+    private void followWaitingRates() {
+        long wanted = ReleasePace.tickMs(queues.fastestWaitingRate(), settings.tickMs());
+        if (punctuator != null && wanted == tickMs) {
+            return;
+        }
+        if (punctuator != null) {
+            punctuator.cancel();
+        }
+        tickMs = wanted;
+        tickNanos = wanted * 1_000_000L;
+        lastTickWallMs = context.currentSystemTimeMs(); // the next tick's lateness counts from here
+        punctuator = context.schedule(Duration.ofMillis(wanted), PunctuationType.WALL_CLOCK_TIME, this::release);
     }
 
     @Override
@@ -185,6 +211,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                     record.timestamp(), wallNow, cost, record.headers(), record.value());
             if (queued.stored()) {
                 counts.queued(queued.storedBytes());
+                if (enqueue.state().queuedRecords() == 1) {
+                    followWaitingRates(); // a key started waiting: it may need a finer tick from now on
+                }
             } else {
                 reject(record, outputs.whyNotQueueable(queued.storedBytes()));
             }
@@ -195,6 +224,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
     /** The punctuator: releases the queued records that have fallen due, as their keys' rules and the total cap allow. */
     private void release(long wallNow) {
+        stalls.tick((wallNow - lastTickWallMs - tickMs) * 1_000_000L, wallNow);
+        lastTickWallMs = wallNow;
         long before = clock.current();
         long now = clock.advance(wallNow);
         queues.startTick(now);
@@ -206,7 +237,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             capacity.giveUpUnused(now, Math.min(now - before, burstNanos), settings.tickMs() / 1000.0);
         }
         queues.endTick(now);
+        followWaitingRates();
         counts.tick(wallNow);
+        counts.pace(tickMs, stalls.routineLateNanos() / 1_000_000L);
         if (!total.isUnlimited()) {
             backlogs.publish(context.taskId().partition(), total.backlogNanos(now, queues.queuedUnits()));
         }
@@ -289,9 +322,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
 
         @Override
-        public KeyState release(byte[] key, KeyState state, long cost) {
-            ShapingRule rule = ruleFor(key);
-            return LeakyBucket.release(state, rule, now, LeakyBucket.releaseTolerance(rule, tickNanos), cost);
+        public KeyState release(byte[] key, KeyState state, long dueNanos, long cost) {
+            return LeakyBucket.release(state, ruleFor(key), now, dueNanos, LeakyBucket.releaseTolerance(tickNanos),
+                    stalls.routineLateNanos(), cost);
         }
 
         @Override

@@ -88,6 +88,11 @@ public final class ScheduleStore extends WriteBehindStore {
             return recordKey;
         }
 
+        /** The record's due: its slot on its key's rate schedule, in the task's virtual time. */
+        public long dueNanos() {
+            return dueNanos;
+        }
+
         /** The {@link QueuedRecord} encoding. */
         public byte[] value() {
             return value;

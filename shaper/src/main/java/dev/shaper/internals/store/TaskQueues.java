@@ -38,10 +38,10 @@ public final class TaskQueues {
         boolean expired(byte[] key, long enqueuedWallMs);
 
         /**
-         * The key's state once one of its records, costing {@code cost}, is released now; null if the key's own
-         * schedule holds it back (its later records then wait too).
+         * The key's state once one of its records, due at {@code dueNanos} and costing {@code cost}, is released
+         * now; null if the key's own schedule holds it back (its later records then wait too).
          */
-        KeyState release(byte[] key, KeyState state, long cost);
+        KeyState release(byte[] key, KeyState state, long dueNanos, long cost);
 
         /** Whether {@code cost} more units of {@code priority} may leave now across the task; false ends the scan. */
         boolean takeTotal(long cost, int priority);
@@ -121,6 +121,8 @@ public final class TaskQueues {
     private final List<ScheduleStore.Entry> released = new ArrayList<>();
     /** Whether each entry of {@link #released} expired rather than was released. */
     private final List<Boolean> expired = new ArrayList<>();
+    /** The rates of the keys waiting in the task: the fastest sets the release tick. */
+    private final WaitingRates waitingRates = new WaitingRates();
     /** Records and units queued in the task, all keys together. */
     private long queuedRecords;
     private long queuedUnits;
@@ -151,6 +153,7 @@ public final class TaskQueues {
             queue.queuedRecords += state.queuedRecords();
             queue.queuedUnits += state.queuedUnits();
             queue.waitingRate += rule.ratePerSecond();
+            waitingRates.add(rule.ratePerSecond());
         });
         this.queuedRecords = restored.records();
         this.queuedUnits = restored.units();
@@ -264,6 +267,7 @@ public final class TaskQueues {
         BandQueue band = bandQueue(bandOf(rule));
         if (entry.state().queuedRecords() == 0) {
             band.waitingRate += rule.ratePerSecond();
+            waitingRates.add(rule.ratePerSecond());
         }
         band.queuedRecords++;
         band.queuedUnits += cost;
@@ -286,6 +290,9 @@ public final class TaskQueues {
      */
     public void releaseDue(long nowNanos, ReleasePolicy policy, ReleasedRecords sink) {
         heldBackPriority = Integer.MAX_VALUE;
+        if (queuedRecords <= 0) {
+            return; // a tick's cost follows what is queued: with nothing queued, no store is read
+        }
         List<BandQueue> samePriority = new ArrayList<>(2);
         for (BandQueue queue : bands.values()) {
             if (!samePriority.isEmpty() && samePriority.get(0).band.priority() != queue.band.priority()) {
@@ -380,6 +387,9 @@ public final class TaskQueues {
         if (queue.queuedRecords <= 0) {
             queue.waitingRate = 0; // no drift: nothing waits in the band
         }
+        if (queuedRecords <= 0) {
+            waitingRates.clear();
+        }
         released.clear();
         expired.clear();
         queue.scanFloor = nextScanFloor(nowNanos, stoppedAt, firstHeldBack, queue.schedule.firstOpenPosition());
@@ -405,13 +415,13 @@ public final class TaskQueues {
             KeyState left = LeakyBucket.expire(slot.state(), cost);
             slot.update(left.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
             if (left.queuedRecords() == 0) {
-                scanBand.waitingRate = Math.max(0, scanBand.waitingRate - scanPolicy.rule(key).ratePerSecond());
+                stoppedWaiting(scanPolicy.rule(key));
             }
             released.add(entry);
             expired.add(Boolean.TRUE);
             return true;
         }
-        KeyState after = scanPolicy.release(key, slot.state(), cost);
+        KeyState after = scanPolicy.release(key, slot.state(), entry.dueNanos(), cost);
         if (after == null) {
             heldBack.add(wrapped);
             if (firstHeldBack == null) {
@@ -430,11 +440,22 @@ public final class TaskQueues {
         // The key's state moves now, so that its next due record in this scan sees it.
         slot.update(after.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
         if (after.queuedRecords() == 0) {
-            scanBand.waitingRate = Math.max(0, scanBand.waitingRate - scanPolicy.rule(key).ratePerSecond());
+            stoppedWaiting(scanPolicy.rule(key));
         }
         released.add(entry);
         expired.add(Boolean.FALSE);
         return true;
+    }
+
+    /** A key of the band being scanned has no record queued any more. */
+    private void stoppedWaiting(ShapingRule rule) {
+        scanBand.waitingRate = Math.max(0, scanBand.waitingRate - rule.ratePerSecond());
+        waitingRates.remove(rule.ratePerSecond());
+    }
+
+    /** The fastest rate among the keys with records queued, in records per second; 0 when none waits. */
+    public double fastestWaitingRate() {
+        return waitingRates.fastest();
     }
 
     /** At the start of a tick: the virtual time now, saved with the states it counts in. */

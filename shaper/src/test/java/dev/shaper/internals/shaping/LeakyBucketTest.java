@@ -42,8 +42,8 @@ class LeakyBucketTest {
         KeyState state = new KeyState(T0 - 100 * MS, 0, 0, 0, T0 + 200 * MS);
         Arrival a = LeakyBucket.arrive(state, rule, T0, 1, true);
         assertThat(a).isEqualTo(new Arrival.Enqueue(T0, new KeyState(T0 + 250 * MS, 1, 1, 0, T0 + 200 * MS)));
-        assertThat(LeakyBucket.release(((Arrival.Enqueue) a).state(), rule, T0, 0, 1)).isNull();
-        assertThat(LeakyBucket.release(((Arrival.Enqueue) a).state(), rule, T0 + 200 * MS, 0, 1)).isNotNull();
+        assertThat(LeakyBucket.release(((Arrival.Enqueue) a).state(), rule, T0, T0, 0, 1)).isNull();
+        assertThat(LeakyBucket.release(((Arrival.Enqueue) a).state(), rule, T0 + 200 * MS, T0, 0, 1)).isNotNull();
     }
 
     @Test
