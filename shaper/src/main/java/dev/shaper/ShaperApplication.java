@@ -56,7 +56,11 @@ import org.slf4j.LoggerFactory;
 public final class ShaperApplication {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShaperApplication.class);
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long a stop waits for Kafka Streams to close (commit, flush, checkpoint); the Redis and HTTP parts close
+     * after it. An orchestrator's grace period must be longer (deploy/kubernetes: terminationGracePeriodSeconds).
+     */
+    public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     private final ShaperConfig config;
     private final KafkaStreams streams;
