@@ -11,8 +11,12 @@ import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.limits.TopicLimitsReader;
 import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.internals.rules.LiveRules;
 import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.rules.RuleSet;
 import dev.shaper.internals.rules.RulesFile;
+import dev.shaper.internals.rules.RulesTopicLog;
+import dev.shaper.internals.rules.RulesTopicReader;
 import dev.shaper.internals.wiring.AdmissionWiring;
 import dev.shaper.internals.wiring.CapacityWiring;
 import dev.shaper.internals.wiring.TopologyWiring;
@@ -35,6 +39,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.CloseOptions;
@@ -70,13 +75,14 @@ public final class ShaperApplication {
     private final ShaperMetrics metrics;
     private final StreamsHealth health;
     private final OperationsServer http;
+    private final RulesTopicReader rulesReader;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
     private boolean closed;
 
     private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
                               LiveInstanceCounter instances, CapacityWiring.Capacity capacity, ShaperMetrics metrics,
-                              StreamsHealth health, OperationsServer http) {
+                              StreamsHealth health, OperationsServer http, RulesTopicReader rulesReader) {
         this.config = config;
         this.streams = streams;
         this.admission = admission;
@@ -85,6 +91,7 @@ public final class ShaperApplication {
         this.metrics = metrics;
         this.health = health;
         this.http = http;
+        this.rulesReader = rulesReader;
     }
 
     /** Exit code of a clean stop. */
@@ -164,7 +171,7 @@ public final class ShaperApplication {
         StreamsConfig streamsConfig = new StreamsConfig(streamsProps); // fails early, naming the key, on a bad setting
         LOG.info("Effective settings: {}", EffectiveSettings.describe(streamsProps));
         HostInfo self = applicationServer(streamsConfig);
-        RuleBook rules = RulesFile.forConfig(config);
+        RuleSet fileRules = RulesFile.ruleSetFor(config);
         StartupTopics topics = describeTopics(config, streamsProps);
         int partitions = topics.inputPartitions();
         TopicLimits topicLimits = topics.topicLimits();
@@ -181,7 +188,17 @@ public final class ShaperApplication {
         CapacityWiring.Capacity capacity = null;
         TaskBacklogs backlogs = new TaskBacklogs();
         OperationsServer http = null;
+        RulesTopicReader rulesReader = null;
         try {
+            LiveRules liveRules = LiveRules.fixed(fileRules);
+            if (config.rulesTopic() != null) {
+                liveRules = LiveRules.updatable(fileRules);
+                rulesReader = new RulesTopicReader(clientConfig(streamsProps, ConsumerConfig.configNames()),
+                        config.rulesTopic(), fileRules, liveRules);
+                startReading(rulesReader, config);
+                metrics.bindRulesTopic(rulesReader);
+            }
+            RuleBook rules = new RuleBook(liveRules);
             if (rules.hasAdmission()) {
                 instances = new LiveInstanceCounter(adminConfig(streamsProps),
                         streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
@@ -220,13 +237,14 @@ public final class ShaperApplication {
                                     + " free port, or -1 for no HTTP server");
                 }
             }
-            return new ShaperApplication(config, streams, admission, instances, capacity, metrics, health, http);
+            return new ShaperApplication(config, streams, admission, instances, capacity, metrics, health, http,
+                    rulesReader);
         } catch (RuntimeException e) {
             // Nothing started yet, but threads and connections exist: release them before reporting the error.
             if (streams != null) {
                 streams.close(CLOSE_TIMEOUT);
             }
-            releaseAfterStreams(admission, instances, capacity, metrics, http);
+            releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader);
             throw e;
         }
     }
@@ -245,6 +263,21 @@ public final class ShaperApplication {
     private static HostInfo applicationServer(StreamsConfig streamsConfig) {
         String endpoint = streamsConfig.getString(StreamsConfig.APPLICATION_SERVER_CONFIG);
         return endpoint == null || endpoint.isBlank() ? null : HostInfo.buildFromEndpoint(endpoint);
+    }
+
+    /**
+     * Reads the rules topic to its end before Kafka Streams starts, so that no record is shaped by rules it has
+     * replaced; a topic that is missing or cannot be read stops the start like the other topics.
+     */
+    private static void startReading(RulesTopicReader rulesReader, ShaperConfig config) {
+        try {
+            rulesReader.start(Duration.ofSeconds(60));
+        } catch (RulesTopicLog.MissingTopicException e) {
+            throw new StartupException(e.getMessage() + " (" + ShaperConfig.RULES_TOPIC_CONFIG + ")");
+        } catch (KafkaException e) {
+            throw new StartupException("cannot read the rules topic " + config.rulesTopic() + " ("
+                    + ShaperConfig.RULES_TOPIC_CONFIG + "): " + e.getMessage());
+        }
     }
 
     /** Starts Kafka Streams, blocks until SIGTERM or a fatal error, and closes cleanly. */
@@ -329,17 +362,18 @@ public final class ShaperApplication {
             LOG.warn("Kafka Streams did not close within {}; the next start restores from the changelogs",
                     CLOSE_TIMEOUT);
         }
-        releaseAfterStreams(admission, instances, capacity, metrics, http);
+        releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader);
     }
 
     /**
-     * What is closed once Kafka Streams is: the admission (its last batched sync), the instance counter, the
-     * capacity's leases, the metrics and, last, the HTTP server, which answered "not ready" until then. Any of them
-     * may be null.
+     * What is closed once Kafka Streams is: the rules topic's reader, the admission (its last batched sync), the
+     * instance counter, the capacity's leases, the metrics and, last, the HTTP server, which answered "not ready"
+     * until then. Any of them may be null.
      */
     private static void releaseAfterStreams(AdmissionController admission, LiveInstanceCounter instances,
                                             CapacityWiring.Capacity capacity, ShaperMetrics metrics,
-                                            OperationsServer http) {
+                                            OperationsServer http, RulesTopicReader rulesReader) {
+        closeQuietly(rulesReader);
         closeQuietly(admission);
         closeQuietly(instances);
         closeQuietly(capacity);

@@ -202,6 +202,15 @@ public final class ShaperConfig extends AbstractConfig {
             + " glob or regex key patterns with rate, max.queue and max.delay.ms); the first matching rule"
             + " wins, the shaper.shaping.* defaults apply otherwise. Empty: no rules.";
 
+    /** Compacted topic of per-key rules that apply while the shaper runs. */
+    public static final String RULES_TOPIC_CONFIG = "shaper.rules.topic";
+    public static final String RULES_TOPIC_DOC = "Compacted topic of per-key rules that every instance applies while"
+            + " it runs, within a second, without a restart or a rebalance. Record key: the rule id (UTF-8); value:"
+            + " one rule as JSON, the fields of a rules-file entry plus order (a whole number, lower is matched"
+            + " first, ties by id); a null value deletes the rule. The rules file's rules are matched first. An"
+            + " invalid record is refused whole, logged and counted. Manage it with java -jar shaper.jar rules."
+            + " Empty: no rules topic.";
+
     /** In-memory key states kept per instance, all its tasks together. */
     /** Off-heap memory of all RocksDB stores of the instance together. */
     public static final String STATE_ROCKSDB_MEMORY_BYTES_CONFIG = BoundedRocksDbMemory.BYTES_CONFIG;
@@ -331,6 +340,7 @@ public final class ShaperConfig extends AbstractConfig {
             .define(SHAPING_CATCHUP_MAX_MS_CONFIG, Type.LONG, 200L, Range.between(1, 600_000), Importance.LOW,
                     SHAPING_CATCHUP_MAX_MS_DOC)
             .define(RULES_FILE_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_FILE_DOC)
+            .define(RULES_TOPIC_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_TOPIC_DOC)
             .define(STATE_CACHE_MAX_KEYS_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
                     STATE_CACHE_MAX_KEYS_DOC)
             .define(STATE_ROCKSDB_MEMORY_BYTES_CONFIG, Type.LONG, 256L * 1024 * 1024, Range.atLeast(0),
@@ -362,6 +372,17 @@ public final class ShaperConfig extends AbstractConfig {
         refuseLoop(OUTPUT_TOPIC_CONFIG, outputTopic());
         refuseLoop(REJECTED_TOPIC_CONFIG, rejectedTopic());
         checkAdaptiveCapacity();
+        checkRulesTopic();
+    }
+
+    /** The rules topic holds rules, not records: none of the shaper's other topics. */
+    private void checkRulesTopic() {
+        String topic = rulesTopic();
+        if (topic != null && (topic.equals(inputTopic()) || topic.equals(outputTopic())
+                || topic.equals(rejectedTopic()) || topic.equals(getString(CAPACITY_FEEDBACK_TOPIC_CONFIG).trim()))) {
+            throw new ConfigException(RULES_TOPIC_CONFIG, topic, "expected a compacted topic of its own, not the"
+                    + " input, output, rejected or feedback topic");
+        }
     }
 
     /** The closed loop's settings must fit together and with the total rate, whether or not the loop is on. */
@@ -617,6 +638,12 @@ public final class ShaperConfig extends AbstractConfig {
 
     public String rulesFile() {
         return getString(RULES_FILE_CONFIG);
+    }
+
+    /** The rules topic, or null when there is none. */
+    public String rulesTopic() {
+        String topic = getString(RULES_TOPIC_CONFIG);
+        return topic.isBlank() ? null : topic.strip();
     }
 
     public int stateCacheMaxKeys() {

@@ -8,6 +8,7 @@ import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.internals.capacity.adaptive.CapacityDecision;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
 import dev.shaper.internals.capacity.adaptive.FeedbackListener;
+import dev.shaper.internals.rules.RulesTopicReader;
 import dev.shaper.internals.store.StateCacheBudget;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -116,6 +117,10 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String CAPACITY_FEEDBACK_PRESENT = "shaper.capacity.feedback.present";
     /** Counter: feedback records that are not reports (no key, not the JSON of a report), ignored. */
     public static final String CAPACITY_FEEDBACK_MALFORMED = "shaper.capacity.feedback.malformed";
+    /** Counter: records of the rules topic; tag {@code outcome} is {@code applied} or {@code refused} (invalid). */
+    public static final String RULES_TOPIC_RECORDS = "shaper.rules.topic.records";
+    /** Gauge: the rules of the rules topic in force now. */
+    public static final String RULES_TOPIC_RULES = "shaper.rules.topic.rules";
 
     /**
      * The Kafka Streams settings key under which the application hands this object to the exception handlers
@@ -399,6 +404,20 @@ public final class ShaperMetrics implements AutoCloseable {
     private void loopGauge(String name, ClosedLoop loop, ToDoubleFunction<ClosedLoop.Status> value,
                            String description) {
         Gauge.builder(name, loop, l -> value.applyAsDouble(l.status())).description(description).register(registry);
+    }
+
+    /** Publishes what the rules topic's reader applied and refused. */
+    public void bindRulesTopic(RulesTopicReader reader) {
+        FunctionCounter.builder(RULES_TOPIC_RECORDS, reader, RulesTopicReader::appliedRecords)
+                .tag("outcome", "applied").description("Records of the rules topic that set or deleted a rule")
+                .register(registry);
+        FunctionCounter.builder(RULES_TOPIC_RECORDS, reader, RulesTopicReader::refusedRecords)
+                .tag("outcome", "refused").description("Records of the rules topic refused whole as invalid (each"
+                        + " logged once with its rule id); the rule they name stays as it was")
+                .register(registry);
+        Gauge.builder(RULES_TOPIC_RULES, reader, RulesTopicReader::topicRules)
+                .description("Rules of the rules topic in force now, after the rules file's")
+                .register(registry);
     }
 
     /** Publishes which backend the admission uses and how often it switched. */
