@@ -61,6 +61,11 @@ public final class ShaperDriver implements AutoCloseable {
         ShaperConfig config = new ShaperConfig(settings);
         RuleBook book = rules != null ? rules
                 : new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
+        if (admission == null && book.hasAdmission()) {
+            // Rules that may gain an admission limit (live rules) need the stage: local buckets, never started.
+            admission = new AdmissionController(null, config.admissionMode(), config.admissionSyncInterval(),
+                    config.redisPingInterval(), () -> 1, new ManualScheduler(), System::nanoTime);
+        }
         Properties props = config.streamsProperties();
         TopicLimits topicLimits = limits != null ? limits : TopicLimits.assumed(config.producerMaxRequestSize());
         driver = new TopologyTestDriver(TopologyWiring.build(config, new TopologyWiring.Parts(book, partitions,

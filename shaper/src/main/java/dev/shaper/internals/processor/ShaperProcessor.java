@@ -181,7 +181,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
     /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
     private void shape(Record<byte[], byte[]> record, long cost, KeyEntry entry, long now, long wallNow) {
-        ShapingRule rule = rules.ruleFor(record.key());
+        ShapingRule rule = queues.pinned(entry, rules.ruleFor(record.key()));
         // A record may not pass ahead of records of a higher priority that the total rate holds back, nor at a
         // priority the capacity does not reach now.
         boolean totalAllows = total.canPass(now) && !queues.heldBackAbove(rule.priority())

@@ -147,9 +147,9 @@ public final class TaskQueues {
         for (ScheduleBand band : schedule.storedBands()) {
             bandQueue(band);
         }
-        this.restored = keyStates.queuedTotals((key, state) -> {
+        this.restored = keyStates.queuedTotals((key, state, band) -> {
             ShapingRule rule = rules.apply(key);
-            BandQueue queue = bandQueue(bandOf(rule));
+            BandQueue queue = bandQueue(band != null ? band : bandOf(rule));
             queue.queuedRecords += state.queuedRecords();
             queue.queuedUnits += state.queuedUnits();
             queue.waitingRate += rule.ratePerSecond();
@@ -166,6 +166,20 @@ public final class TaskQueues {
 
     private BandQueue bandQueue(ScheduleBand band) {
         return band.isDefault() ? defaultBand : bands.computeIfAbsent(band, b -> new BandQueue(b, schedule.band(b)));
+    }
+
+    /**
+     * The rule a record of the entry's key is shaped by: {@code rule}, but at the priority and weight of the band its
+     * queued records wait in, while it has any. A key's records stay in one band, so that they leave in order: a
+     * change of a rule's rate or bounds applies at once, a change of its priority or weight once the key's queue is
+     * empty.
+     */
+    public ShapingRule pinned(KeyEntry entry, ShapingRule rule) {
+        ScheduleBand band = entry.queuedBand();
+        if (band == null || (band.priority() == rule.priority() && band.weight() == rule.weight())) {
+            return rule; // nothing queued, the band unknown (stored before bands were kept), or no change
+        }
+        return rule.withShare(band.priority(), band.weight());
     }
 
     /** The virtual time the task saved last, or null if it never ran. */
@@ -264,7 +278,9 @@ public final class TaskQueues {
             return new Enqueued(false, key.length + stored.length);
         }
         long storedBytes = QueuedRecord.storedSize(key, stored);
-        BandQueue band = bandQueue(bandOf(rule));
+        ScheduleBand pinned = entry.queuedBand();
+        BandQueue band = bandQueue(pinned != null ? pinned : bandOf(rule));
+        entry.queuedBand = band.band;
         if (entry.state().queuedRecords() == 0) {
             band.waitingRate += rule.ratePerSecond();
             waitingRates.add(rule.ratePerSecond());
