@@ -161,7 +161,14 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             reject(record, unfit);
             return;
         }
-        long cost = ((CheckOutcome.Valid) checked).cost();
+        CheckOutcome.Valid valid = (CheckOutcome.Valid) checked;
+        if (valid.deadlineMs() < wallNow) {
+            // Before admission: a record that cannot leave in time must not take tokens.
+            reject(record, new Refusal(RejectReason.DEADLINE_EXCEEDED, "arrived " + (wallNow - valid.deadlineMs())
+                    + " ms after its deadline " + valid.deadlineMs() + " (" + ShaperHeaders.DEADLINE_MS + ")"));
+            return;
+        }
+        long cost = valid.cost();
         KeyEntry entry = null;
         if (admission != null) {
             entry = admission.usesKeyEntry() ? queues.entry(record.key()) : null;
@@ -176,11 +183,13 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         if (entry == null) {
             entry = queues.entry(record.key());
         }
-        shape(record, cost, entry, now, wallNow);
+        shape(record, valid, entry, now, wallNow);
     }
 
     /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
-    private void shape(Record<byte[], byte[]> record, long cost, KeyEntry entry, long now, long wallNow) {
+    private void shape(Record<byte[], byte[]> record, CheckOutcome.Valid valid, KeyEntry entry, long now,
+                       long wallNow) {
+        long cost = valid.cost();
         ShapingRule rule = queues.pinned(entry, rules.ruleFor(record.key()));
         // A record may not pass ahead of records of a higher priority that the total rate holds back, nor at a
         // priority the capacity does not reach now.
@@ -201,6 +210,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             context.forward(record, settings.shapedChild());
             counts.passed(wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
+            Refusal unwanted = waitRefused(valid, Math.max(enqueue.dueNanos() - now, capWait), wallNow);
+            if (unwanted != null) {
+                reject(record, unwanted); // the key's state stays as it was: the record never joined the queue
+                return;
+            }
             if (queues.queuedRecords() >= settings.maxTaskQueue()) {
                 reject(record, new Refusal(RejectReason.QUEUE_FULL, settings.tickMs(), "the queues of this partition"
                         + " hold " + queues.queuedRecords() + " records, the most allowed is "
@@ -208,7 +222,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                 return;
             }
             TaskQueues.Enqueued queued = queues.enqueue(entry, record.key(), rule, enqueue.dueNanos(), enqueue.state(),
-                    record.timestamp(), wallNow, cost, record.headers(), record.value());
+                    record.timestamp(), wallNow, cost, valid.deadlineMs(), record.headers(), record.value());
             if (queued.stored()) {
                 counts.queued(queued.storedBytes());
                 if (enqueue.state().queuedRecords() == 1) {
@@ -220,6 +234,25 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         } else if (arrival instanceof Arrival.Reject refused) {
             reject(record, new Refusal(refused.reason(), refused.retryAfterMs(), refused.detail()));
         }
+    }
+
+    /**
+     * Why a record that would wait {@code waitNanos} does not, by its own choice: its expected release is after its
+     * deadline, or it asked to be rejected rather than queued ({@code shaper.on.limit: reject}); null if it waits.
+     */
+    private static Refusal waitRefused(CheckOutcome.Valid valid, long waitNanos, long wallNow) {
+        long waitMs = Math.max(1, (waitNanos + 999_999) / 1_000_000); // rounded up: no retry sooner than the wait
+        if (wallNow + waitMs > valid.deadlineMs()) {
+            return new Refusal(RejectReason.DEADLINE_EXCEEDED, "would be released in " + waitMs + " ms, at "
+                    + (wallNow + waitMs) + ", after its deadline " + valid.deadlineMs() + " ("
+                    + ShaperHeaders.DEADLINE_MS + ")");
+        }
+        if (valid.rejectsWaiting()) {
+            return new Refusal(RejectReason.RATE_LIMITED, waitMs, "would wait " + waitMs + " ms in its key's queue,"
+                    + " and asked to be rejected instead (" + ShaperHeaders.ON_LIMIT + ": "
+                    + ShaperHeaders.ON_LIMIT_REJECT + ")");
+        }
+        return null;
     }
 
     /** The punctuator: releases the queued records that have fallen due, as their keys' rules and the total cap allow. */
@@ -263,9 +296,19 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         counts.released(wallNow, waitedMs, storedBytes);
     }
 
-    /** A queued record that waited past its key's {@code max.delay.ms} (and a tick) goes to the rejected topic. */
+    /**
+     * A queued record that waited past its key's {@code max.delay.ms} (and a tick), or is still queued at its
+     * deadline, goes to the rejected topic.
+     */
     private void rejectExpired(byte[] key, QueuedRecord queued, long storedBytes, long wallNow) {
         Record<byte[], byte[]> expired = new Record<>(key, queued.value(), queued.timestamp(), queued.headers());
+        if (wallNow > queued.deadlineMs()) {
+            reject(expired, new Refusal(RejectReason.DEADLINE_EXCEEDED, "still queued at its deadline "
+                    + queued.deadlineMs() + " (" + ShaperHeaders.DEADLINE_MS + "), " + (wallNow - queued.deadlineMs())
+                    + " ms after it, having waited " + (wallNow - queued.enqueuedWallMs()) + " ms"));
+            counts.dequeuedToRejected(storedBytes);
+            return;
+        }
         // A retry is worth it once what the task has queued now has left, at its part of the total rate.
         long retryAfterMs = Math.max(settings.tickMs(),
                 total.backlogNanos(clock.current(), queues.queuedUnits()) / 1_000_000L);
@@ -317,8 +360,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
 
         @Override
-        public boolean expired(byte[] key, long enqueuedWallMs) {
-            return wallNow - enqueuedWallMs > ruleFor(key).maxDelayMs() + settings.tickMs();
+        public boolean expired(byte[] key, long enqueuedWallMs, long deadlineMs) {
+            return wallNow > deadlineMs || wallNow - enqueuedWallMs > ruleFor(key).maxDelayMs() + settings.tickMs();
         }
 
         @Override

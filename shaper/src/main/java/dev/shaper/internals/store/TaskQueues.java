@@ -34,8 +34,11 @@ public final class TaskQueues {
 
     /** Decides, record by record in due order, what a release scan may let go. */
     public interface ReleasePolicy {
-        /** Whether a due record of {@code key}, queued at wall time {@code enqueuedWallMs}, waited too long to go. */
-        boolean expired(byte[] key, long enqueuedWallMs);
+        /**
+         * Whether a due record of {@code key}, queued at wall time {@code enqueuedWallMs}, waited too long to go, or
+         * is past its deadline ({@link QueuedRecord#NO_DEADLINE} for none).
+         */
+        boolean expired(byte[] key, long enqueuedWallMs, long deadlineMs);
 
         /**
          * The key's state once one of its records, due at {@code dueNanos} and costing {@code cost}, is released
@@ -94,7 +97,10 @@ public final class TaskQueues {
         /** {@code record} of {@code key} is released, freeing {@code storedBytes}. */
         void released(byte[] key, QueuedRecord record, long storedBytes);
 
-        /** {@code record} of {@code key} expired (see {@link ReleasePolicy#expired}), freeing {@code storedBytes}. */
+        /**
+         * {@code record} of {@code key} expired (see {@link ReleasePolicy#expired}): it waited too long or is past its
+         * deadline; its release frees {@code storedBytes}.
+         */
         void expired(byte[] key, QueuedRecord record, long storedBytes);
     }
 
@@ -270,10 +276,13 @@ public final class TaskQueues {
      * Queues a record of {@code key} until virtual time {@code dueNanos}, the key's state becoming {@code newState}
      * (plus the record's bytes). A record too large for the schedule store's changelog does not join the queue and
      * leaves the key's state as it was.
+     *
+     * @param deadlineMs the wall-clock time the record must leave by, {@link QueuedRecord#NO_DEADLINE} for none
      */
     public Enqueued enqueue(KeyEntry entry, byte[] key, ShapingRule rule, long dueNanos, KeyState newState,
-                            long timestamp, long enqueuedWallMs, long cost, Headers headers, byte[] value) {
-        byte[] stored = new QueuedRecord(timestamp, enqueuedWallMs, cost, headers, value).encode();
+                            long timestamp, long enqueuedWallMs, long cost, long deadlineMs, Headers headers,
+                            byte[] value) {
+        byte[] stored = new QueuedRecord(timestamp, enqueuedWallMs, cost, deadlineMs, headers, value).encode();
         if (!schedule.fitsAlone(key, stored)) {
             return new Enqueued(false, key.length + stored.length);
         }
@@ -426,7 +435,8 @@ public final class TaskQueues {
         }
         long cost = QueuedRecord.costOf(entry.value());
         KeyEntry slot = keyStates.entry(key);
-        if (scanPolicy.expired(key, QueuedRecord.enqueuedWallMsOf(entry.value()))) {
+        if (scanPolicy.expired(key, QueuedRecord.enqueuedWallMsOf(entry.value()),
+                QueuedRecord.deadlineOf(entry.value()))) {
             // Out of the queue without a release: the key's release schedule stays, and the cap is not spent.
             KeyState left = LeakyBucket.expire(slot.state(), cost);
             slot.update(left.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
