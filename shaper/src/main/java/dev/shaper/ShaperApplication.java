@@ -1,5 +1,6 @@
 package dev.shaper;
 
+import dev.shaper.cli.RulesCommand;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
@@ -29,6 +30,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -51,7 +53,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shaper as a program: {@code java -jar shaper.jar path/to/shaper.properties}.
+ * The shaper as a program: {@code java -jar shaper.jar path/to/shaper.properties}; {@code java -jar shaper.jar rules
+ * ...} manages the rules topic instead ({@link RulesCommand}).
  *
  * <p>The file holds Kafka Streams settings and the {@code shaper.*} settings of {@link ShaperConfig};
  * environment variables override single keys (see {@link SettingsLoader}). Stops cleanly on SIGTERM.
@@ -108,10 +111,12 @@ public final class ShaperApplication {
 
     private static final String USAGE = """
             usage: java -jar shaper.jar SETTINGS_FILE
+                   java -jar shaper.jar rules list|put|delete|push ... --bootstrap-servers HOST:PORT
                    java -jar shaper.jar --help | --version
 
             SETTINGS_FILE is a Java properties file: application.id, bootstrap.servers, any Kafka Streams or
             client key, and the shaper.* settings; SHAPER_* and STREAMS_* environment variables override keys.
+            "rules" manages the live rules of shaper.rules.topic (java -jar shaper.jar rules --help).
 
             exit codes: 0 stopped cleanly, 1 fatal Kafka Streams error, 2 settings error,
                         4 brokers unreachable or topics missing or unsuitable""";
@@ -127,6 +132,9 @@ public final class ShaperApplication {
      * @return the process's exit code, one of the {@code EXIT_} constants
      */
     static int run(String[] args, Map<String, String> environment, PrintStream out, PrintStream err) {
+        if (args.length >= 1 && args[0].equals("rules")) {
+            return RulesCommand.run(Arrays.copyOfRange(args, 1, args.length), environment, out, err);
+        }
         if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
             out.println(USAGE);
             return EXIT_OK;

@@ -40,10 +40,16 @@ public final class RuleRecord {
     /**
      * Sets the rule {@code id}.
      *
-     * @param order lower is matched first; rules of one order by id
-     * @param json  the record's value as published, for listings
+     * @param order  lower is matched first; rules of one order by id
+     * @param json   the record's value as published, for listings
+     * @param fields the rule's fields as parsed, without the order
      */
-    public record Put(String id, int order, KeyRule rule, String json) implements Change {
+    public record Put(String id, int order, KeyRule rule, String json, JsonNode fields) implements Change {
+
+        /** Whether {@code other} sets the same rule: the same order and fields, however the JSON was spaced. */
+        public boolean sameAs(Put other) {
+            return other != null && order == other.order && fields.equals(other.fields);
+        }
     }
 
     /** Deletes the rule {@code id} (a null value). */
@@ -102,7 +108,7 @@ public final class RuleRecord {
         ObjectNode fields = ((ObjectNode) node).deepCopy();
         int order = order(id, where, fields.remove(ORDER_FIELD));
         try {
-            return new Put(id, order, RulesFile.ruleFrom(where, fields, defaults, defaultAdmission), json);
+            return new Put(id, order, RulesFile.ruleFrom(where, fields, defaults, defaultAdmission), json, fields);
         } catch (RulesFile.RulesFileException e) {
             throw new InvalidRuleException(id, e.getMessage());
         }

@@ -22,7 +22,7 @@ public final class TopicRules {
     public boolean apply(RuleRecord.Change change) {
         if (change instanceof RuleRecord.Put put) {
             RuleRecord.Put before = byId.put(put.id(), put);
-            return before == null || !before.json().equals(put.json());
+            return !put.sameAs(before);
         }
         return byId.remove(change.id()) != null;
     }

@@ -42,6 +42,7 @@ class TopicRulesTest {
         record("a", "{\"prefix\": \"a\"}");
 
         assertThat(record("a", "{\"prefix\": \"a\"}")).isFalse();
+        assertThat(record("a", "{\"order\":0,\"prefix\":\"a\"}")).as("spaced otherwise, order spelt out").isFalse();
         assertThat(record("b", null)).isFalse();
     }
 }
