@@ -49,6 +49,15 @@ public final class RuleBook {
         return new RuleBook(defaults, defaultAdmission, rules);
     }
 
+    /** The fastest shaping rate any key can have, in records per second: the finest release tick it may need. */
+    public double fastestRate() {
+        double fastest = defaults.ratePerSecond();
+        for (KeyRule rule : rules) {
+            fastest = Math.max(fastest, rule.shaping().ratePerSecond());
+        }
+        return fastest;
+    }
+
     /** True if any key can have an admission limit: the stage is needed. */
     public boolean hasAdmission() {
         return defaultAdmission != null || rules.stream().anyMatch(r -> r.admission() != null);
