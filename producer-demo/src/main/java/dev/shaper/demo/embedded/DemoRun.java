@@ -483,7 +483,7 @@ public final class DemoRun implements AutoCloseable {
             Files.createDirectories(settings.outputDir());
             Path chart = settings.outputDir().resolve(CHART_FILE);
             Files.writeString(chart, HtmlChart.render("Shaper demo, run " + runId, timeline.rates(),
-                    settings.keysRate(), settings.totalRate(), table), StandardCharsets.UTF_8);
+                    timeline.backlog(), settings.keysRate(), settings.totalRate(), table), StandardCharsets.UTF_8);
             console.println("chart: " + chart.toAbsolutePath());
         });
     }
