@@ -17,7 +17,6 @@ import dev.shaper.internals.wiring.AdmissionWiring;
 import dev.shaper.internals.wiring.CapacityWiring;
 import dev.shaper.internals.wiring.TopologyWiring;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -166,10 +165,8 @@ public final class ShaperApplication {
         TopicLimits topicLimits = topics.topicLimits();
         LOG.info("Largest records: {}", topicLimits);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        // The heap's pools and buffers (jvm_memory_used_bytes{area="heap"} ...): near the memory bound is where an
-        // instance must stay observable.
-        new JvmMemoryMetrics().bindTo(registry);
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
+        metrics.bindJvmAndProcess();
         streamsProps.put(ShaperMetrics.SETTINGS_KEY, metrics);
         AdmissionController admission = null;
         KafkaStreams streams = null;
