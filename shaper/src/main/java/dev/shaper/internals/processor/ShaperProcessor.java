@@ -229,7 +229,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long before = clock.current();
         long now = clock.advance(wallNow);
         queues.startTick(now);
-        capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());
+        if (capacity.isPooled()) { // the figures cost two arrays a tick, at ticks down to 1 ms
+            capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());
+        }
         bucketRelease.startTick(now, now - before, wallNow);
         leaving.wallNow = wallNow;
         queues.releaseDue(now, bucketRelease, leaving);
