@@ -491,8 +491,14 @@ public final class ShaperConfig extends AbstractConfig {
      * later does not change it: set {@code poll.ms} for rates the rules file does not name.)
      */
     private long pollMs() {
-        long tick = ReleasePace.tickMs(RulesFile.forConfig(this).fastestRate(), tickMs());
-        return Math.max(1, Math.min(10, tick / 2));
+        double fastest;
+        try {
+            fastest = RulesFile.forConfig(this).fastestRate();
+        } catch (ConfigException unreadable) {
+            // Not here: the start reads the rules file itself and names what is wrong with it.
+            fastest = defaultShapingRule().ratePerSecond();
+        }
+        return Math.max(1, Math.min(10, ReleasePace.tickMs(fastest, tickMs()) / 2));
     }
 
     /**
