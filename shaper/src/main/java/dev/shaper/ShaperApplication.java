@@ -22,7 +22,6 @@ import dev.shaper.internals.wiring.AdmissionWiring;
 import dev.shaper.internals.wiring.CapacityWiring;
 import dev.shaper.internals.wiring.TopologyWiring;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -109,6 +108,12 @@ public final class ShaperApplication {
      */
     public static final int EXIT_KAFKA = 4;
 
+    /**
+     * The environment variable (or system property) that picks the log format, text or json: read by logback
+     * ({@code logback.xml}), checked here. Not a {@code SHAPER_*} setting: logging starts before the settings are read.
+     */
+    static final String LOG_FORMAT = "LOG_FORMAT";
+
     private static final String USAGE = """
             usage: java -jar shaper.jar SETTINGS_FILE
                    java -jar shaper.jar rules list|put|delete|push ... --bootstrap-servers HOST:PORT
@@ -117,6 +122,8 @@ public final class ShaperApplication {
             SETTINGS_FILE is a Java properties file: application.id, bootstrap.servers, any Kafka Streams or
             client key, and the shaper.* settings; SHAPER_* and STREAMS_* environment variables override keys.
             "rules" manages the live rules of shaper.rules.topic (java -jar shaper.jar rules --help).
+
+            LOG_FORMAT=json (environment variable or -DLOG_FORMAT=json) logs one JSON object per line.
 
             exit codes: 0 stopped cleanly, 1 fatal Kafka Streams error, 2 settings error,
                         4 brokers unreachable or topics missing or unsuitable""";
@@ -147,6 +154,11 @@ public final class ShaperApplication {
             err.println(USAGE);
             return EXIT_SETTINGS;
         }
+        String logFormatError = logFormatError(System.getProperty(LOG_FORMAT, environment.get(LOG_FORMAT)));
+        if (logFormatError != null) {
+            err.println("shaper: configuration error: " + logFormatError);
+            return EXIT_SETTINGS;
+        }
         ShaperApplication app;
         try {
             app = create(SettingsLoader.load(Path.of(args[0]), environment));
@@ -161,6 +173,19 @@ public final class ShaperApplication {
             return EXIT_SETTINGS;
         }
         return app.runUntilStopped();
+    }
+
+    /**
+     * Why the value of {@link #LOG_FORMAT} cannot be used, or null if it can (unset, text or json). logback picks its
+     * appender by this name ({@code logback.xml}) before the settings are read, and any other name would leave it
+     * with none: not a line logged. The check turns that silence into a settings error.
+     */
+    static String logFormatError(String format) {
+        if (format == null || format.equals("text") || format.equals("json")) {
+            return null;
+        }
+        return LOG_FORMAT + "=" + format + " is not a log format: expected text or json (lower case), or unset for"
+                + " text";
     }
 
     /** The version in the jar's manifest, or "development" when run from the classes. */
@@ -185,10 +210,8 @@ public final class ShaperApplication {
         TopicLimits topicLimits = topics.topicLimits();
         LOG.info("Largest records: {}", topicLimits);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        // The heap's pools and buffers (jvm_memory_used_bytes{area="heap"} ...): near the memory bound is where an
-        // instance must stay observable.
-        new JvmMemoryMetrics().bindTo(registry);
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
+        metrics.bindJvmAndProcess();
         streamsProps.put(ShaperMetrics.SETTINGS_KEY, metrics);
         AdmissionController admission = null;
         KafkaStreams streams = null;

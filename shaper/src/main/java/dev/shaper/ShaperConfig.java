@@ -5,6 +5,8 @@ import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
 import dev.shaper.internals.capacity.adaptive.CapacityBounds;
 import dev.shaper.internals.capacity.adaptive.ControllerKind;
+import dev.shaper.internals.rules.RulesFile;
+import dev.shaper.internals.shaping.ReleasePace;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.store.BoundedRocksDbMemory;
 import java.time.Duration;
@@ -470,8 +472,9 @@ public final class ShaperConfig extends AbstractConfig {
         Properties props = new Properties();
         // Why each default, with the measurements behind it: docs/decisions/0001-kafka-streams-defaults.md.
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        // An idle stream thread blocks in poll() this long, which delays the release ticks by as much.
-        props.put(StreamsConfig.POLL_MS_CONFIG, "10");
+        // An idle stream thread blocks in poll() this long, which delays the release ticks by as much: half the finest
+        // tick the rules may ask for, between 1 and 10 ms.
+        props.put(StreamsConfig.POLL_MS_CONFIG, Long.toString(pollMs()));
         // Each task reads one input partition: there is nothing to wait for.
         props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
         // A linger keeps requests full; under exactly-once nobody sees a record before the commit anyway, under
@@ -501,6 +504,22 @@ public final class ShaperConfig extends AbstractConfig {
         props.putAll(streamsSettings);
         originals().forEach(props::put);
         return props;
+    }
+
+    /**
+     * The default {@code poll.ms}: half the release tick of the fastest rule (see {@link ReleasePace#tickMs}), at
+     * least 1 and at most 10 ms, so that an idle stream thread wakes up for each tick. (A rule the rules topic adds
+     * later does not change it: set {@code poll.ms} for rates the rules file does not name.)
+     */
+    private long pollMs() {
+        double fastest;
+        try {
+            fastest = RulesFile.forConfig(this).fastestRate();
+        } catch (ConfigException unreadable) {
+            // Not here: the start reads the rules file itself and names what is wrong with it.
+            fastest = defaultShapingRule().ratePerSecond();
+        }
+        return Math.max(1, Math.min(10, ReleasePace.tickMs(fastest, tickMs()) / 2));
     }
 
     /**

@@ -16,7 +16,16 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmHeapPressureMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -156,6 +165,9 @@ public final class ShaperMetrics implements AutoCloseable {
     private final SlidingRate releaseRate;
     private final Map<String, Timer> redisLatency = new ConcurrentHashMap<>();
     private KafkaStreamsMetrics streamsMetrics;
+    /** The binders of {@link #bindJvmAndProcess()} that listen to the JVM's collections until closed, or null. */
+    private JvmGcMetrics gcMetrics;
+    private JvmHeapPressureMetrics heapPressure;
     /** The instance's key-state cache, once the topology is built; the gauges read 0 before. */
     private volatile StateCacheBudget stateCache;
     private volatile CapacityPool capacity;
@@ -455,6 +467,29 @@ public final class ShaperMetrics implements AutoCloseable {
         admission.observeRedisCalls(this::redisCall);
     }
 
+    /**
+     * Publishes the JVM's and the process's own meters, under Micrometer's standard names: heap and non-heap pools
+     * and buffers ({@code jvm_memory_used_bytes}), collections and their pauses ({@code jvm_gc_pause_seconds}, or
+     * {@code jvm_gc_concurrent_phase_time_seconds} for a concurrent collector's cycles), the share of time spent
+     * collecting ({@code jvm_gc_overhead}), threads, classes, the JVM's version ({@code jvm_info}), CPU
+     * ({@code process_cpu_usage}, {@code system_cpu_count}), uptime ({@code process_uptime_seconds}) and file
+     * descriptors ({@code process_files_open_files} against {@code process_files_max_files}). Near the memory bound
+     * is where an instance must stay observable; {@link #close()} stops the binders that listen to the JVM.
+     */
+    public synchronized void bindJvmAndProcess() {
+        new JvmMemoryMetrics().bindTo(registry);
+        gcMetrics = new JvmGcMetrics();
+        gcMetrics.bindTo(registry);
+        heapPressure = new JvmHeapPressureMetrics();
+        heapPressure.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new JvmInfoMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+    }
+
     /** Publishes Kafka Streams' own metrics (consumer, producer, threads, tasks, stores). */
     public synchronized void bindStreams(KafkaStreams streams) {
         streamsMetrics = new KafkaStreamsMetrics(streams);
@@ -465,6 +500,12 @@ public final class ShaperMetrics implements AutoCloseable {
     public synchronized void close() {
         if (streamsMetrics != null) {
             streamsMetrics.close();
+        }
+        if (gcMetrics != null) {
+            gcMetrics.close();
+            heapPressure.close();
+            gcMetrics = null;
+            heapPressure = null;
         }
     }
 }

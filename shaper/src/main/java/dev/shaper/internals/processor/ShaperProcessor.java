@@ -62,12 +62,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /** Wall time of the last release tick, to measure how late the next one comes. */
     private long lastTickWallMs;
     private StallMeter stalls;
-    /**
-     * The longest step a release serves whole: twice the tick, and at least 100 ms, covers a busy stream thread's
-     * late ticks; the total rate makes up a longer stall a little faster than the clock, not at once (see
-     * TotalRateLimiter).
-     */
-    private final long burstNanos;
+    /** The least of {@link #burstNanos()}. */
+    private static final long MIN_BURST_NANOS = 100_000_000L;
     /** Null when no key has an admission limit. */
     private final AdmissionStep admission;
     /** The instance's pool of the total rate, shared by demand; null for a fixed share per task. */
@@ -103,7 +99,6 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.backlogs = backlogs;
         this.restores = restores;
         this.metrics = metrics;
-        this.burstNanos = Math.max(2 * settings.tickMs() * 1_000_000L, 100_000_000L);
         this.admission = admission == null ? null : new AdmissionStep(admission, rules, settings.admissionKeyHeader());
         this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
                 settings.topicLimits().rejectedTimes());
@@ -131,6 +126,15 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.stalls = new StallMeter(settings.catchUpMaxMs() * 1_000_000L);
         this.lastTickWallMs = wallNow;
         followWaitingRates();
+    }
+
+    /**
+     * The longest step a release of the total rate serves whole: twice the tick, and at least 100 ms, covers a busy
+     * stream thread's late ticks; the total rate makes up a longer stall a little faster than the clock, not at once
+     * (see TotalRateLimiter).
+     */
+    private long burstNanos() {
+        return Math.max(2 * tickNanos, MIN_BURST_NANOS);
     }
 
     /** Schedules the release at the tick the fastest waiting key needs, if it is not scheduled at that tick yet. */
@@ -262,12 +266,14 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long before = clock.current();
         long now = clock.advance(wallNow);
         queues.startTick(now);
-        capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());
+        if (capacity.isPooled()) { // the figures cost two arrays a tick, at ticks down to 1 ms
+            capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());
+        }
         bucketRelease.startTick(now, now - before, wallNow);
         leaving.wallNow = wallNow;
         queues.releaseDue(now, bucketRelease, leaving);
         if (!queues.totalHeldBack()) {
-            capacity.giveUpUnused(now, Math.min(now - before, burstNanos), settings.tickMs() / 1000.0);
+            capacity.giveUpUnused(now, Math.min(now - before, burstNanos()), settings.tickMs() / 1000.0);
         }
         queues.endTick(now);
         followWaitingRates();
@@ -342,7 +348,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
         void startTick(long nowNanos, long stepNanos, long wallNowMs) {
             now = nowNanos;
-            step = Math.min(stepNanos, burstNanos);
+            step = Math.min(stepNanos, burstNanos());
             wallNow = wallNowMs;
             ruleKey = null; // the rules may have changed between ticks; a key array may be reused
         }

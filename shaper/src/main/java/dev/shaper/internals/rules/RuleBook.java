@@ -66,6 +66,16 @@ public final class RuleBook {
         return new RuleBook(source);
     }
 
+    /** The fastest shaping rate any key can have now, in records per second: the finest release tick it may need. */
+    public double fastestRate() {
+        RuleSet rules = source.current();
+        double fastest = rules.defaults().ratePerSecond();
+        for (KeyRule rule : rules.rules()) {
+            fastest = Math.max(fastest, rule.shaping().ratePerSecond());
+        }
+        return fastest;
+    }
+
     /** The rules this book reads, shared with its copies. */
     public LiveRules source() {
         return source;

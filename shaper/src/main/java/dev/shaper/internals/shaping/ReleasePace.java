@@ -61,7 +61,15 @@ public final class ReleasePace {
      * 50/s; above, what the tick and a normal stall hold back comes on top (1,010 at 1,000/s).
      */
     public static int maxInOneSecond(double rate) {
-        return (int) Math.floor(rate + rate * aheadOrBehindSeconds(rate)) + 1;
+        return maxInOneSecond(rate, 0);
+    }
+
+    /**
+     * Like {@link #maxInOneSecond(double)} on a machine whose release ticks are routinely {@code routineLateNanos}
+     * late ({@code shaper.release.lateness}): a key makes that up at once, so it adds {@code rate x} it.
+     */
+    public static int maxInOneSecond(double rate, long routineLateNanos) {
+        return (int) Math.floor(rate + rate * aheadOrBehindSeconds(rate, routineLateNanos)) + 1;
     }
 
     /**
@@ -69,12 +77,18 @@ public final class ReleasePace {
      * stall: {@link #CATCH_UP_SPEED} times the rate, plus what {@link #maxInOneSecond} adds.
      */
     public static int maxInOneSecondCatchingUp(double rate) {
-        return (int) Math.floor(rate * CATCH_UP_SPEED + rate * aheadOrBehindSeconds(rate)) + 1;
+        return maxInOneSecondCatchingUp(rate, 0);
+    }
+
+    /** Like {@link #maxInOneSecondCatchingUp(double)} with ticks routinely {@code routineLateNanos} late. */
+    public static int maxInOneSecondCatchingUp(double rate, long routineLateNanos) {
+        return (int) Math.floor(rate * CATCH_UP_SPEED + rate * aheadOrBehindSeconds(rate, routineLateNanos)) + 1;
     }
 
     /** How far a key may release ahead of its schedule (a tick) plus how far behind it makes up at once. */
-    private static double aheadOrBehindSeconds(double rate) {
+    private static double aheadOrBehindSeconds(double rate, long routineLateNanos) {
         long intervalNanos = ShapingRule.intervalNanos(1, rate);
-        return (tickMs(rate, 100) * 1_000_000L + jitterMemoryNanos(intervalNanos)) / 1e9;
+        long behind = Math.max(jitterMemoryNanos(intervalNanos), routineLateNanos);
+        return (tickMs(rate, 100) * 1_000_000L + behind) / 1e9;
     }
 }

@@ -20,6 +20,8 @@ public final class StallMeter {
     private final long[] latestByPeriod = new long[PERIODS];
     private final long[] sorted = new long[PERIODS];
     private int next;
+    /** How many periods {@link #latestByPeriod} holds: fewer than {@link #PERIODS} in a task's first 2 s. */
+    private int filled;
     private long period = Long.MIN_VALUE;
     private long latestInPeriod;
     private long median;
@@ -46,9 +48,11 @@ public final class StallMeter {
     private void close(long latest) {
         latestByPeriod[next] = latest;
         next = (next + 1) % PERIODS;
+        filled = Math.min(PERIODS, filled + 1);
+        // Over the periods seen so far: a task that starts on a busy thread learns so within a few periods.
         System.arraycopy(latestByPeriod, 0, sorted, 0, PERIODS);
-        Arrays.sort(sorted);
-        median = sorted[PERIODS / 2];
+        Arrays.sort(sorted, 0, filled);
+        median = sorted[filled / 2];
     }
 
     /** The lateness to make up at once now. */
