@@ -108,6 +108,13 @@ class RulesCommandTest {
     }
 
     @Test
+    void shouldFindTheExampleFileValidAndOnlyThenReachForTheBroker() {
+        assertThat(run("push", "config/live-rules.yaml", "--bootstrap-servers", NO_BROKER, "--timeout-ms", "300"))
+                .isEqualTo(RulesCommand.EXIT_KAFKA);
+        assertThat(err()).doesNotContain("nothing published");
+    }
+
+    @Test
     void shouldRefuseAFileWithAnIdTwiceOrAnEntryWithoutId(@TempDir Path dir) throws Exception {
         Path twice = dir.resolve("twice.yaml");
         Files.writeString(twice, "rules:\n  - {id: a, prefix: a}\n  - {id: a, prefix: b}\n");

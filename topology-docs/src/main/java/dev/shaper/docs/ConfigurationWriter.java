@@ -181,6 +181,9 @@ final class ConfigurationWriter {
         RULE_FIELDS.forEach((field, about) -> line("| `" + field + "` | " + about[0] + " | "
                 + (about[1].isEmpty() ? "" : about[1]) + " |"));
         line();
+        line("`" + ShaperConfig.RULES_TOPIC_CONFIG + "` adds rules with the same fields while the shaper runs, after"
+                + " the file's: see [managing rules live](rules.md#managing-rules-live).");
+        line();
     }
 
     private void writeStreamsDefaults() {
