@@ -214,7 +214,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             context.forward(record, settings.shapedChild());
             counts.passed(wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
-            Refusal unwanted = waitRefused(valid, Math.max(enqueue.dueNanos() - now, capWait), wallNow);
+            // Its wait: to its due, or to its key's next release slot if that is later, or behind the total rate.
+            long waitNanos = Math.max(Math.max(enqueue.dueNanos(), entry.state().releaseTatNanos()) - now, capWait);
+            Refusal unwanted = waitRefused(valid, waitNanos, wallNow);
             if (unwanted != null) {
                 reject(record, unwanted); // the key's state stays as it was: the record never joined the queue
                 return;
