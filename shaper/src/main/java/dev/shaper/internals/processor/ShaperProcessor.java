@@ -62,6 +62,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /** Wall time of the last release tick, to measure how late the next one comes. */
     private long lastTickWallMs;
     private StallMeter stalls;
+    /** What a key may owe at most: {@code shaper.shaping.catchup.max.ms}. */
+    private final long catchUpMaxNanos;
     /** The least of {@link #burstNanos()}. */
     private static final long MIN_BURST_NANOS = 100_000_000L;
     /** Null when no key has an admission limit. */
@@ -99,6 +101,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.backlogs = backlogs;
         this.restores = restores;
         this.metrics = metrics;
+        this.catchUpMaxNanos = settings.catchUpMaxMs() * 1_000_000L;
         this.admission = admission == null ? null : new AdmissionStep(admission, rules, settings.admissionKeyHeader());
         this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
                 settings.topicLimits().rejectedTimes());
@@ -375,7 +378,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         @Override
         public KeyState release(byte[] key, KeyState state, long dueNanos, long cost) {
             return LeakyBucket.release(state, ruleFor(key), now, dueNanos, LeakyBucket.releaseTolerance(tickNanos),
-                    stalls.routineLateNanos(), cost);
+                    stalls.routineLateNanos(), catchUpMaxNanos, cost);
         }
 
         @Override

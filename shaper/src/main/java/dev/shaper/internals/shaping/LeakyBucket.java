@@ -78,21 +78,24 @@ public final class LeakyBucket {
      */
     public static KeyState release(KeyState state, ShapingRule rule, long nowNanos, long dueNanos,
                                    long toleranceNanos, long cost) {
-        return release(state, rule, nowNanos, dueNanos, toleranceNanos, 0, cost);
+        return release(state, rule, nowNanos, dueNanos, toleranceNanos, 0, Long.MAX_VALUE, cost);
     }
 
     /**
      * Like {@link #release(KeyState, ShapingRule, long, long, long, long)}, making up at once at least
-     * {@code observedLateNanos}: the lateness the task's ticks routinely show (see {@link StallMeter}).
+     * {@code observedLateNanos}: the lateness the task's ticks routinely show (see {@link StallMeter}); and making
+     * up nothing of a record more than {@code owedMaxNanos} ({@code shaper.shaping.catchup.max.ms}) behind its due:
+     * a key that fell that far behind resumes at its rate, and the time is forgotten.
      */
     public static KeyState release(KeyState state, ShapingRule rule, long nowNanos, long dueNanos,
-                                   long toleranceNanos, long observedLateNanos, long cost) {
+                                   long toleranceNanos, long observedLateNanos, long owedMaxNanos, long cost) {
         if (state.releaseTatNanos() > nowNanos + toleranceNanos) { // not "tat - tolerance": MIN_VALUE would wrap
             return null;
         }
         long memory = Math.max(ReleasePace.jitterMemoryNanos(rule), observedLateNanos);
         long interval = rule.intervalNanos(cost);
-        boolean behind = nowNanos - dueNanos > toleranceNanos;
+        long late = nowNanos - dueNanos;
+        boolean behind = late > toleranceNanos && late <= owedMaxNanos;
         long step = behind ? (long) (interval / ReleasePace.CATCH_UP_SPEED) : interval;
         long next = saturatedAdd(Math.max(state.releaseTatNanos(), nowNanos - memory), step);
         return state.withReleased(cost).withReleaseTat(next);
