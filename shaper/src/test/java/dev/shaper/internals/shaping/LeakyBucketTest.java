@@ -189,7 +189,7 @@ class LeakyBucketTest {
         KeyState state = new KeyState(T0 + 500 * MS, 20, 20, 0, T0 - 30 * MS);
 
         // When
-        KeyState after = LeakyBucket.release(state, rule, T0, T0 - 30 * MS, 10 * MS, 30 * MS, 1);
+        KeyState after = LeakyBucket.release(state, rule, T0, T0 - 30 * MS, 10 * MS, 30 * MS, 200 * MS, 1);
 
         // Then: the schedule keeps its place (30 ms behind), so the owed records leave in this tick
         assertThat(after.releaseTatNanos()).isEqualTo(T0 - 30 * MS + (long) (20 * MS / ReleasePace.CATCH_UP_SPEED));
