@@ -2,6 +2,7 @@ package dev.shaper.internals.store;
 
 import static dev.shaper.internals.store.FormatFixtures.assertSameBytes;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shaper.internals.shaping.KeyState;
 import java.util.ArrayList;
@@ -27,6 +28,29 @@ class KeyStateStoreFormatTest {
     @Test
     void shouldDecodeAKeyStateOfVersion1() {
         assertThat(KeyStateCodec.decode(FormatFixtures.value("key-state-v1"))).isEqualTo(STATE);
+    }
+
+    @Test
+    void shouldRefuseAnUnknownVersionNamingItAndTheVersionsItReads() {
+        byte[] later = FormatFixtures.value("key-state-v1");
+        later[0] = 2;
+
+        assertThatThrownBy(() -> KeyStateCodec.decode(later)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("a key state in the key-state store has format version 2, but this build reads"
+                        + " version 1 (37 bytes)")
+                .hasMessageContaining("drain its queues").hasMessageContaining("docs/upgrading.md")
+                .hasMessageNotContaining("reset");
+        assertThatThrownBy(() -> KeyStateCodec.decode(new byte[0])).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has no format version (it is empty)");
+    }
+
+    @Test
+    void shouldRefuseTheLayoutOfVersion1BeforeTheReleaseScheduleWhichNoReleaseWrote() {
+        // version:1 tat:8 queuedRecords:4 queuedUnits:8 queuedBytes:8, without releaseTat:8
+        byte[] shorter = java.util.Arrays.copyOf(FormatFixtures.value("key-state-v1"), 29);
+
+        assertThatThrownBy(() -> KeyStateCodec.decode(shorter)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has format version 1 but 29 bytes, not 37");
     }
 
     @Test

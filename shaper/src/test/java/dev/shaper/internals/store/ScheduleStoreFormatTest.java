@@ -99,11 +99,11 @@ class ScheduleStoreFormatTest {
 
     /** A record's fields as text: QueuedRecord's equals compares its value and headers by reference. */
     static String describe(QueuedRecord record) {
-        StringBuilder headers = new StringBuilder();
-        record.headers().forEach(h -> headers.append(h.key()).append('=')
-                .append(h.value() == null ? "null" : new String(h.value(), StandardCharsets.UTF_8)).append(' '));
+        List<String> headers = new ArrayList<>();
+        record.headers().forEach(h -> headers.add(h.key() + "="
+                + (h.value() == null ? "null" : new String(h.value(), StandardCharsets.UTF_8))));
         return "[timestamp " + record.timestamp() + ", queued " + record.enqueuedWallMs() + ", cost " + record.cost()
-                + ", headers " + headers.toString().strip() + ", value "
+                + ", headers " + headers + ", value "
                 + (record.value() == null ? "null" : new String(record.value(), StandardCharsets.UTF_8)) + "]";
     }
 
