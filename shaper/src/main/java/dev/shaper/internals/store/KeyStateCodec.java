@@ -9,12 +9,21 @@ import java.nio.ByteBuffer;
  * records are queued, the band {@code priority:1 weight:8}. The band is a trailer, not a new version: a reader that
  * does not know it (an earlier release, after a roll-back) reads the state and ignores the rest, and a state written
  * before bands were kept reads as one whose band is unknown.
+ *
+ * <p>The writer writes the current version; the reader reads each version it knows (the current one and, once there
+ * is one, the one before) and refuses any other with a message naming the version (see docs/upgrading.md). Version
+ * 1 had a shorter layout for a while, without the release schedule ({@code releaseTat}); no release wrote it, so it
+ * is refused, not read.
  */
 final class KeyStateCodec {
 
     private static final byte VERSION = 1;
     private static final int SIZE = 1 + 8 + 4 + 8 + 8 + 8;
     private static final int BAND_SIZE = 1 + 8;
+    /** The versions {@link #decode} reads, for its refusals. */
+    private static final String READABLE = "version 1 (" + SIZE + " bytes, or " + (SIZE + BAND_SIZE)
+            + " with the band)";
+    private static final String WHAT = "a key state in the key-state store";
 
     private KeyStateCodec() {
     }
@@ -36,11 +45,21 @@ final class KeyStateCodec {
     }
 
     static KeyState decode(byte[] bytes) {
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        byte version = buf.get();
-        if (version != VERSION) {
-            throw new IllegalStateException("unknown key-state format version " + version);
+        if (bytes.length == 0) {
+            throw UnreadableFormat.version(WHAT, bytes, READABLE);
         }
+        return switch (bytes[0]) {
+            case VERSION -> version1(bytes);
+            default -> throw UnreadableFormat.version(WHAT, bytes, READABLE);
+        };
+    }
+
+    private static KeyState version1(byte[] bytes) {
+        if (bytes.length != SIZE && bytes.length != SIZE + BAND_SIZE) {
+            throw UnreadableFormat.layout(WHAT, "has format version 1 but " + bytes.length + " bytes, not " + SIZE
+                    + " or " + (SIZE + BAND_SIZE));
+        }
+        ByteBuffer buf = ByteBuffer.wrap(bytes, 1, SIZE - 1);
         return new KeyState(buf.getLong(), buf.getInt(), buf.getLong(), buf.getLong(), buf.getLong());
     }
 
