@@ -37,7 +37,7 @@ class KeyStateStoreFormatTest {
 
         assertThatThrownBy(() -> KeyStateCodec.decode(later)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("a key state in the key-state store has format version 2, but this build reads"
-                        + " version 1 (37 bytes)")
+                        + " version 1 (37 bytes, or 46 with the band)")
                 .hasMessageContaining("drain its queues").hasMessageContaining("docs/upgrading.md")
                 .hasMessageNotContaining("reset");
         assertThatThrownBy(() -> KeyStateCodec.decode(new byte[0])).isInstanceOf(IllegalStateException.class)
