@@ -2,6 +2,7 @@ package dev.shaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.internals.shaping.ReleasePace;
 import dev.shaper.testsupport.ChildShaperSettings;
 import dev.shaper.testsupport.ArrivalLog;
 import dev.shaper.testsupport.CollectedRecord;
@@ -67,6 +68,9 @@ class CrashSafetyIT {
     private static final int SECOND_PER_KEY = 200;
     /** Slow enough that most of the input is still queued at each kill: the run lasts 900 / 50 = 18 s. */
     private static final int RATE = 50;
+
+    /** How late the ticks routinely come under exactly-once on the build machines (ExactSmoothRateIT: 21 ms warm). */
+    private static final long ROUTINE_LATE_NANOS = 20_000_000L;
     /**
      * Half a key's release interval, so that a punctuation running a little late costs no rate while no
      * second holds more than rate + 1 records (see ShapedRateIT); the default commit interval.
@@ -134,7 +138,10 @@ class CrashSafetyIT {
                     + " per key, records in the first second of output after the second start {}, after the"
                     + " third {}\n{}", GUARANTEE, ids.size(), KEYS, RATE, atFirstKill, atSecondKill,
                     firstSecondAfter(read, secondStart), firstSecondAfter(read, thirdStart), report.summary());
-            ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report, RATE + 1);
+            // A stall after a start is made up at 2 % above the rate, and under exactly-once the ticks are routinely
+            // late by a commit (about 20 ms at most on 2 cores): the bound the shaper states for that
+            ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report,
+                    ReleasePace.maxInOneSecondCatchingUp(RATE, ROUTINE_LATE_NANOS));
         }
     }
 

@@ -61,6 +61,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     private Cancellable punctuator;
     /** Wall time of the last release tick, to measure how late the next one comes. */
     private long lastTickWallMs;
+    /** Wall time the task (re)started: until StallMeter.START_UP_MS later, a late tick is forgotten, not owed. */
+    private long startedWallMs;
     private StallMeter stalls;
     /** What a key may owe at most: {@code shaper.shaping.catchup.max.ms}. */
     private final long catchUpMaxNanos;
@@ -126,8 +128,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         QueuedTotals restored = queues.restoredTotals();
         this.counts = metrics.registerTaskCounts(restored.records(), restored.bytes());
         this.punctuator = null;
-        this.stalls = new StallMeter(settings.catchUpMaxMs() * 1_000_000L);
+        this.stalls = new StallMeter(settings.catchUpMaxMs() * 1_000_000L, wallNow);
         this.lastTickWallMs = wallNow;
+        this.startedWallMs = wallNow;
         followWaitingRates();
     }
 
@@ -269,7 +272,10 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         stalls.tick((wallNow - lastTickWallMs - tickMs) * 1_000_000L, wallNow);
         lastTickWallMs = wallNow;
         long before = clock.current();
-        long now = clock.advance(wallNow);
+        // A task that just started (a restore, the intake of what waited for it) resumes at its rate: a late tick
+        // moves its clock one tick, so that nothing falls due behind it to be made up.
+        long now = wallNow - startedWallMs < StallMeter.START_UP_MS ? clock.advance(wallNow, tickNanos)
+                : clock.advance(wallNow);
         queues.startTick(now);
         if (capacity.isPooled()) { // the figures cost two arrays a tick, at ticks down to 1 ms
             capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());

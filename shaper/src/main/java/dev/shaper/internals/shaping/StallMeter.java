@@ -15,8 +15,14 @@ public final class StallMeter {
     public static final long PERIOD_MS = 100;
     /** How many periods the median looks back over: two seconds of ticks. */
     public static final int PERIODS = 20;
+    /**
+     * How long after its start a task's ticks tell nothing about what is routine: a restore, the intake of a burst
+     * that waited for the start, the JIT's first compilations. Their lateness is made up at the catch-up speed.
+     */
+    public static final long START_UP_MS = 1_000;
 
     private final long maxNanos;
+    private final long learnFromWallMs;
     private final long[] latestByPeriod = new long[PERIODS];
     private final long[] sorted = new long[PERIODS];
     private int next;
@@ -26,13 +32,20 @@ public final class StallMeter {
     private long latestInPeriod;
     private long median;
 
-    /** @param maxNanos the most lateness ever made up at once ({@code shaper.shaping.catchup.max.ms}) */
-    public StallMeter(long maxNanos) {
+    /**
+     * @param maxNanos    the most lateness ever made up at once ({@code shaper.shaping.catchup.max.ms})
+     * @param startWallMs when the task started: ticks of its first {@link #START_UP_MS} are not counted
+     */
+    public StallMeter(long maxNanos, long startWallMs) {
         this.maxNanos = maxNanos;
+        this.learnFromWallMs = startWallMs + START_UP_MS;
     }
 
     /** A tick came {@code lateNanos} after its time (0 or less: on time) at wall time {@code wallNowMs}. */
     public void tick(long lateNanos, long wallNowMs) {
+        if (wallNowMs < learnFromWallMs) {
+            return;
+        }
         long now = Math.floorDiv(wallNowMs, PERIOD_MS);
         if (period == Long.MIN_VALUE) {
             period = now;

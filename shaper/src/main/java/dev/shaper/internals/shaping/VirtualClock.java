@@ -35,7 +35,13 @@ public final class VirtualClock {
 
     /** Moves the clock to wall time {@code wallNowMs} (by at most one step) and returns the new virtual time. */
     public long advance(long wallNowMs) {
-        virtualNanos = peek(wallNowMs);
+        return advance(wallNowMs, maxStepNanos);
+    }
+
+    /** Like {@link #advance(long)}, moving by at most {@code stepNanos} (and at most one step). */
+    public long advance(long wallNowMs, long stepNanos) {
+        long elapsedNanos = Math.max(0, wallNowMs - wallAtLastAdvanceMs) * 1_000_000L;
+        virtualNanos += Math.min(elapsedNanos, Math.min(stepNanos, maxStepNanos));
         wallAtLastAdvanceMs = Math.max(wallAtLastAdvanceMs, wallNowMs);
         return virtualNanos;
     }

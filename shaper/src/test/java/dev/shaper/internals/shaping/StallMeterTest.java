@@ -10,7 +10,7 @@ class StallMeterTest {
 
     @Test
     void shouldMakeUpWhatCommitsRoutinelyCostButNotOneLongStall() {
-        StallMeter meter = new StallMeter(200 * MS);
+        StallMeter meter = new StallMeter(200 * MS, -StallMeter.START_UP_MS);
         long wall = 0;
         // Given: 2 s of 1-ms ticks, each 100 ms one of them 12 ms late (a commit)
         for (int i = 0; i < 2_000; i++) {
@@ -33,7 +33,7 @@ class StallMeterTest {
 
     @Test
     void shouldFollowAThreadThatIsRoutinelyLateAndForgetItTwoSecondsAfter() {
-        StallMeter meter = new StallMeter(200 * MS);
+        StallMeter meter = new StallMeter(200 * MS, -StallMeter.START_UP_MS);
         long wall = 0;
         for (int i = 0; i < 300; i++) { // a busy thread: every tick 30 ms late, for 9 s
             wall += 30;
@@ -49,13 +49,31 @@ class StallMeterTest {
 
     @Test
     void shouldNeverMakeUpMoreThanTheCatchUpBound() {
-        StallMeter meter = new StallMeter(200 * MS);
+        StallMeter meter = new StallMeter(200 * MS, -StallMeter.START_UP_MS);
         long wall = 0;
         for (int i = 0; i < 100; i++) {
             wall += 500;
             meter.tick(499 * MS, wall);
         }
         assertThat(meter.routineLateNanos()).isEqualTo(200 * MS);
+    }
+
+    @Test
+    void shouldNotTakeTheLatenessOfATasksFirstSecondForRoutine() {
+        // Given: a task that started at 0 and whose ticks in its first second are 80 ms late (a restore, a burst)
+        StallMeter meter = new StallMeter(200 * MS, 0);
+        long wall = 0;
+        for (int i = 0; i < 12; i++) {
+            wall += 80;
+            meter.tick(80 * MS, wall);
+        }
+        // Then: nothing of it is routine; once past the start, on-time ticks say so
+        assertThat(meter.routineLateNanos()).isZero();
+        for (int i = 0; i < 500; i++) {
+            wall++;
+            meter.tick(0, wall);
+        }
+        assertThat(meter.routineLateNanos()).isZero();
     }
 
     @Test
