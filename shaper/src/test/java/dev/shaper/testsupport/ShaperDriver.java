@@ -60,7 +60,7 @@ public final class ShaperDriver implements AutoCloseable {
         settings.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         ShaperConfig config = new ShaperConfig(settings);
         RuleBook book = rules != null ? rules
-                : new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
+                : new RuleBook(config.defaultShapingRule(), config.defaultAdmission(), List.of());
         Properties props = config.streamsProperties();
         TopicLimits topicLimits = limits != null ? limits : TopicLimits.assumed(config.producerMaxRequestSize());
         driver = new TopologyTestDriver(TopologyWiring.build(config, new TopologyWiring.Parts(book, partitions,

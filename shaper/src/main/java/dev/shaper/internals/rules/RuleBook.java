@@ -1,6 +1,6 @@
 package dev.shaper.internals.rules;
 
-import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -19,17 +19,17 @@ public final class RuleBook {
     private static final int MAX_REMEMBERED = 10_000;
 
     private final ShapingRule defaults;
-    private final AdmissionRule defaultAdmission;
+    private final AdmissionPolicy defaultAdmission;
     private final List<KeyRule> rules;
     private final Map<String, ShapingRule> remembered = remembering();
-    private final Map<String, Optional<AdmissionRule>> rememberedAdmission = remembering();
+    private final Map<String, Optional<AdmissionPolicy>> rememberedAdmission = remembering();
 
     public RuleBook(ShapingRule defaults, List<KeyRule> rules) {
         this(defaults, null, rules);
     }
 
     /** @param defaultAdmission the admission of keys no rule gives one; null for none */
-    public RuleBook(ShapingRule defaults, AdmissionRule defaultAdmission, List<KeyRule> rules) {
+    public RuleBook(ShapingRule defaults, AdmissionPolicy defaultAdmission, List<KeyRule> rules) {
         this.defaults = defaults;
         this.defaultAdmission = defaultAdmission;
         this.rules = List.copyOf(rules);
@@ -54,13 +54,13 @@ public final class RuleBook {
         return defaultAdmission != null || rules.stream().anyMatch(r -> r.admission() != null);
     }
 
-    /** The admission bucket of {@code admissionKey}, or null if it is not limited. */
-    public AdmissionRule admissionFor(byte[] admissionKey) {
+    /** The admission of {@code admissionKey} (its algorithm and limits), or null if it is not limited. */
+    public AdmissionPolicy admissionFor(byte[] admissionKey) {
         if (rules.isEmpty()) {
             return defaultAdmission;
         }
         String key = new String(admissionKey, StandardCharsets.UTF_8);
-        Optional<AdmissionRule> known = rememberedAdmission.get(key);
+        Optional<AdmissionPolicy> known = rememberedAdmission.get(key);
         if (known == null) {
             known = Optional.ofNullable(defaultAdmission);
             for (KeyRule rule : rules) {
@@ -79,8 +79,8 @@ public final class RuleBook {
         return rules.stream().filter(rule -> rule.matcher().matches(key)).findFirst();
     }
 
-    /** The admission bucket of keys no rule gives one; null for none. */
-    public AdmissionRule defaultAdmission() {
+    /** The admission of keys no rule gives one; null for none. */
+    public AdmissionPolicy defaultAdmission() {
         return defaultAdmission;
     }
 
