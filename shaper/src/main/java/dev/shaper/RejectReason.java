@@ -33,7 +33,19 @@ public enum RejectReason {
      */
     INVALID_TIMESTAMP,
     /** Any other record the shaper cannot handle; the detail header says why. Do not retry. */
-    INVALID_RECORD;
+    INVALID_RECORD,
+    /**
+     * The record could not leave by its {@code shaper.deadline.ms}: it would have been released later (rejected at
+     * arrival), or it was still queued when its deadline passed. A retry needs a later deadline.
+     */
+    DEADLINE_EXCEEDED,
+    /** The {@code shaper.on.limit} header is not exactly {@code queue} or {@code reject}, or appears twice. Do not retry. */
+    INVALID_ON_LIMIT,
+    /**
+     * The {@code shaper.deadline.ms} header is not a whole number of epoch milliseconds in range (plain ASCII
+     * digits), or appears twice. Do not retry.
+     */
+    INVALID_DEADLINE;
 
     /** True for rejections that waiting can cure; only these carry {@link ShaperHeaders#RETRY_AFTER_MS}. */
     public boolean isRetriable() {

@@ -1,5 +1,6 @@
 package dev.shaper;
 
+import dev.shaper.cli.RulesCommand;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
@@ -11,13 +12,16 @@ import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.limits.TopicLimitsReader;
 import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.internals.rules.LiveRules;
 import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.rules.RuleSet;
 import dev.shaper.internals.rules.RulesFile;
+import dev.shaper.internals.rules.RulesTopicLog;
+import dev.shaper.internals.rules.RulesTopicReader;
 import dev.shaper.internals.wiring.AdmissionWiring;
 import dev.shaper.internals.wiring.CapacityWiring;
 import dev.shaper.internals.wiring.TopologyWiring;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -25,6 +29,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -35,6 +40,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.CloseOptions;
@@ -46,7 +52,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shaper as a program: {@code java -jar shaper.jar path/to/shaper.properties}.
+ * The shaper as a program: {@code java -jar shaper.jar path/to/shaper.properties}; {@code java -jar shaper.jar rules
+ * ...} manages the rules topic instead ({@link RulesCommand}).
  *
  * <p>The file holds Kafka Streams settings and the {@code shaper.*} settings of {@link ShaperConfig};
  * environment variables override single keys (see {@link SettingsLoader}). Stops cleanly on SIGTERM.
@@ -56,7 +63,11 @@ import org.slf4j.LoggerFactory;
 public final class ShaperApplication {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShaperApplication.class);
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long a stop waits for Kafka Streams to close (commit, flush, checkpoint); the Redis and HTTP parts close
+     * after it. An orchestrator's grace period must be longer (deploy/kubernetes: terminationGracePeriodSeconds).
+     */
+    public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     private final ShaperConfig config;
     private final KafkaStreams streams;
@@ -66,13 +77,14 @@ public final class ShaperApplication {
     private final ShaperMetrics metrics;
     private final StreamsHealth health;
     private final OperationsServer http;
+    private final RulesTopicReader rulesReader;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
     private boolean closed;
 
     private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
                               LiveInstanceCounter instances, CapacityWiring.Capacity capacity, ShaperMetrics metrics,
-                              StreamsHealth health, OperationsServer http) {
+                              StreamsHealth health, OperationsServer http, RulesTopicReader rulesReader) {
         this.config = config;
         this.streams = streams;
         this.admission = admission;
@@ -81,6 +93,7 @@ public final class ShaperApplication {
         this.metrics = metrics;
         this.health = health;
         this.http = http;
+        this.rulesReader = rulesReader;
     }
 
     /** Exit code of a clean stop. */
@@ -95,12 +108,22 @@ public final class ShaperApplication {
      */
     public static final int EXIT_KAFKA = 4;
 
+    /**
+     * The environment variable (or system property) that picks the log format, text or json: read by logback
+     * ({@code logback.xml}), checked here. Not a {@code SHAPER_*} setting: logging starts before the settings are read.
+     */
+    static final String LOG_FORMAT = "LOG_FORMAT";
+
     private static final String USAGE = """
             usage: java -jar shaper.jar SETTINGS_FILE
+                   java -jar shaper.jar rules list|put|delete|push ... --bootstrap-servers HOST:PORT
                    java -jar shaper.jar --help | --version
 
             SETTINGS_FILE is a Java properties file: application.id, bootstrap.servers, any Kafka Streams or
             client key, and the shaper.* settings; SHAPER_* and STREAMS_* environment variables override keys.
+            "rules" manages the live rules of shaper.rules.topic (java -jar shaper.jar rules --help).
+
+            LOG_FORMAT=json (environment variable or -DLOG_FORMAT=json) logs one JSON object per line.
 
             exit codes: 0 stopped cleanly, 1 fatal Kafka Streams error, 2 settings error,
                         4 brokers unreachable or topics missing or unsuitable""";
@@ -116,6 +139,9 @@ public final class ShaperApplication {
      * @return the process's exit code, one of the {@code EXIT_} constants
      */
     static int run(String[] args, Map<String, String> environment, PrintStream out, PrintStream err) {
+        if (args.length >= 1 && args[0].equals("rules")) {
+            return RulesCommand.run(Arrays.copyOfRange(args, 1, args.length), environment, out, err);
+        }
         if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
             out.println(USAGE);
             return EXIT_OK;
@@ -126,6 +152,11 @@ public final class ShaperApplication {
         }
         if (args.length != 1 || args[0].startsWith("-")) {
             err.println(USAGE);
+            return EXIT_SETTINGS;
+        }
+        String logFormatError = logFormatError(System.getProperty(LOG_FORMAT, environment.get(LOG_FORMAT)));
+        if (logFormatError != null) {
+            err.println("shaper: configuration error: " + logFormatError);
             return EXIT_SETTINGS;
         }
         ShaperApplication app;
@@ -144,6 +175,19 @@ public final class ShaperApplication {
         return app.runUntilStopped();
     }
 
+    /**
+     * Why the value of {@link #LOG_FORMAT} cannot be used, or null if it can (unset, text or json). logback picks its
+     * appender by this name ({@code logback.xml}) before the settings are read, and any other name would leave it
+     * with none: not a line logged. The check turns that silence into a settings error.
+     */
+    static String logFormatError(String format) {
+        if (format == null || format.equals("text") || format.equals("json")) {
+            return null;
+        }
+        return LOG_FORMAT + "=" + format + " is not a log format: expected text or json (lower case), or unset for"
+                + " text";
+    }
+
     /** The version in the jar's manifest, or "development" when run from the classes. */
     static String version() {
         String version = ShaperApplication.class.getPackage().getImplementationVersion();
@@ -160,16 +204,14 @@ public final class ShaperApplication {
         StreamsConfig streamsConfig = new StreamsConfig(streamsProps); // fails early, naming the key, on a bad setting
         LOG.info("Effective settings: {}", EffectiveSettings.describe(streamsProps));
         HostInfo self = applicationServer(streamsConfig);
-        RuleBook rules = RulesFile.forConfig(config);
+        RuleSet fileRules = RulesFile.ruleSetFor(config);
         StartupTopics topics = describeTopics(config, streamsProps);
         int partitions = topics.inputPartitions();
         TopicLimits topicLimits = topics.topicLimits();
         LOG.info("Largest records: {}", topicLimits);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        // The heap's pools and buffers (jvm_memory_used_bytes{area="heap"} ...): near the memory bound is where an
-        // instance must stay observable.
-        new JvmMemoryMetrics().bindTo(registry);
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
+        metrics.bindJvmAndProcess();
         streamsProps.put(ShaperMetrics.SETTINGS_KEY, metrics);
         AdmissionController admission = null;
         KafkaStreams streams = null;
@@ -177,7 +219,17 @@ public final class ShaperApplication {
         CapacityWiring.Capacity capacity = null;
         TaskBacklogs backlogs = new TaskBacklogs();
         OperationsServer http = null;
+        RulesTopicReader rulesReader = null;
         try {
+            LiveRules liveRules = LiveRules.fixed(fileRules);
+            if (config.rulesTopic() != null) {
+                liveRules = LiveRules.updatable(fileRules);
+                rulesReader = new RulesTopicReader(clientConfig(streamsProps, ConsumerConfig.configNames()),
+                        config.rulesTopic(), fileRules, liveRules);
+                startReading(rulesReader, config);
+                metrics.bindRulesTopic(rulesReader);
+            }
+            RuleBook rules = new RuleBook(liveRules);
             if (rules.hasAdmission()) {
                 instances = new LiveInstanceCounter(adminConfig(streamsProps),
                         streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
@@ -216,13 +268,14 @@ public final class ShaperApplication {
                                     + " free port, or -1 for no HTTP server");
                 }
             }
-            return new ShaperApplication(config, streams, admission, instances, capacity, metrics, health, http);
+            return new ShaperApplication(config, streams, admission, instances, capacity, metrics, health, http,
+                    rulesReader);
         } catch (RuntimeException e) {
             // Nothing started yet, but threads and connections exist: release them before reporting the error.
             if (streams != null) {
                 streams.close(CLOSE_TIMEOUT);
             }
-            releaseAfterStreams(admission, instances, capacity, metrics, http);
+            releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader);
             throw e;
         }
     }
@@ -241,6 +294,21 @@ public final class ShaperApplication {
     private static HostInfo applicationServer(StreamsConfig streamsConfig) {
         String endpoint = streamsConfig.getString(StreamsConfig.APPLICATION_SERVER_CONFIG);
         return endpoint == null || endpoint.isBlank() ? null : HostInfo.buildFromEndpoint(endpoint);
+    }
+
+    /**
+     * Reads the rules topic to its end before Kafka Streams starts, so that no record is shaped by rules it has
+     * replaced; a topic that is missing or cannot be read stops the start like the other topics.
+     */
+    private static void startReading(RulesTopicReader rulesReader, ShaperConfig config) {
+        try {
+            rulesReader.start(Duration.ofSeconds(60));
+        } catch (RulesTopicLog.MissingTopicException e) {
+            throw new StartupException(e.getMessage() + " (" + ShaperConfig.RULES_TOPIC_CONFIG + ")");
+        } catch (KafkaException e) {
+            throw new StartupException("cannot read the rules topic " + config.rulesTopic() + " ("
+                    + ShaperConfig.RULES_TOPIC_CONFIG + "): " + e.getMessage());
+        }
     }
 
     /** Starts Kafka Streams, blocks until SIGTERM or a fatal error, and closes cleanly. */
@@ -325,17 +393,18 @@ public final class ShaperApplication {
             LOG.warn("Kafka Streams did not close within {}; the next start restores from the changelogs",
                     CLOSE_TIMEOUT);
         }
-        releaseAfterStreams(admission, instances, capacity, metrics, http);
+        releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader);
     }
 
     /**
-     * What is closed once Kafka Streams is: the admission (its last batched sync), the instance counter, the
-     * capacity's leases, the metrics and, last, the HTTP server, which answered "not ready" until then. Any of them
-     * may be null.
+     * What is closed once Kafka Streams is: the rules topic's reader, the admission (its last batched sync), the
+     * instance counter, the capacity's leases, the metrics and, last, the HTTP server, which answered "not ready"
+     * until then. Any of them may be null.
      */
     private static void releaseAfterStreams(AdmissionController admission, LiveInstanceCounter instances,
                                             CapacityWiring.Capacity capacity, ShaperMetrics metrics,
-                                            OperationsServer http) {
+                                            OperationsServer http, RulesTopicReader rulesReader) {
+        closeQuietly(rulesReader);
         closeQuietly(admission);
         closeQuietly(instances);
         closeQuietly(capacity);

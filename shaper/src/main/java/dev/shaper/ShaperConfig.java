@@ -7,6 +7,8 @@ import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
 import dev.shaper.internals.capacity.adaptive.CapacityBounds;
 import dev.shaper.internals.capacity.adaptive.ControllerKind;
+import dev.shaper.internals.rules.RulesFile;
+import dev.shaper.internals.shaping.ReleasePace;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.store.BoundedRocksDbMemory;
 import java.time.Duration;
@@ -206,6 +208,15 @@ public final class ShaperConfig extends AbstractConfig {
             + " the first matching rule wins, the shaper.shaping.* and shaper.admission.* defaults apply otherwise."
             + " Empty: no rules.";
 
+    /** Compacted topic of per-key rules that apply while the shaper runs. */
+    public static final String RULES_TOPIC_CONFIG = "shaper.rules.topic";
+    public static final String RULES_TOPIC_DOC = "Compacted topic of per-key rules that every instance applies while"
+            + " it runs, within a second, without a restart or a rebalance. Record key: the rule id (UTF-8); value:"
+            + " one rule as JSON, the fields of a rules-file entry plus order (a whole number, lower is matched"
+            + " first, ties by id); a null value deletes the rule. The rules file's rules are matched first. An"
+            + " invalid record is refused whole, logged and counted. Manage it with java -jar shaper.jar rules."
+            + " Empty: no rules topic.";
+
     /** In-memory key states kept per instance, all its tasks together. */
     /** Off-heap memory of all RocksDB stores of the instance together. */
     public static final String STATE_ROCKSDB_MEMORY_BYTES_CONFIG = BoundedRocksDbMemory.BYTES_CONFIG;
@@ -350,6 +361,7 @@ public final class ShaperConfig extends AbstractConfig {
             .define(SHAPING_CATCHUP_MAX_MS_CONFIG, Type.LONG, 200L, Range.between(1, 600_000), Importance.LOW,
                     SHAPING_CATCHUP_MAX_MS_DOC)
             .define(RULES_FILE_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_FILE_DOC)
+            .define(RULES_TOPIC_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_TOPIC_DOC)
             .define(STATE_CACHE_MAX_KEYS_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
                     STATE_CACHE_MAX_KEYS_DOC)
             .define(STATE_ROCKSDB_MEMORY_BYTES_CONFIG, Type.LONG, 256L * 1024 * 1024, Range.atLeast(0),
@@ -387,6 +399,17 @@ public final class ShaperConfig extends AbstractConfig {
         refuseLoop(REJECTED_TOPIC_CONFIG, rejectedTopic());
         checkAdaptiveCapacity();
         checkAdmissionAlgorithm();
+        checkRulesTopic();
+    }
+
+    /** The rules topic holds rules, not records: none of the shaper's other topics. */
+    private void checkRulesTopic() {
+        String topic = rulesTopic();
+        if (topic != null && (topic.equals(inputTopic()) || topic.equals(outputTopic())
+                || topic.equals(rejectedTopic()) || topic.equals(getString(CAPACITY_FEEDBACK_TOPIC_CONFIG).trim()))) {
+            throw new ConfigException(RULES_TOPIC_CONFIG, topic, "expected a compacted topic of its own, not the"
+                    + " input, output, rejected or feedback topic");
+        }
     }
 
     /** A window has no burst, and admits whole units per window: a burst or a rate below 1 cannot be meant. */
@@ -493,8 +516,9 @@ public final class ShaperConfig extends AbstractConfig {
         Properties props = new Properties();
         // Why each default, with the measurements behind it: docs/decisions/0001-kafka-streams-defaults.md.
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        // An idle stream thread blocks in poll() this long, which delays the release ticks by as much.
-        props.put(StreamsConfig.POLL_MS_CONFIG, "10");
+        // An idle stream thread blocks in poll() this long, which delays the release ticks by as much: half the finest
+        // tick the rules may ask for, between 1 and 10 ms.
+        props.put(StreamsConfig.POLL_MS_CONFIG, Long.toString(pollMs()));
         // Each task reads one input partition: there is nothing to wait for.
         props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
         // A linger keeps requests full; under exactly-once nobody sees a record before the commit anyway, under
@@ -524,6 +548,22 @@ public final class ShaperConfig extends AbstractConfig {
         props.putAll(streamsSettings);
         originals().forEach(props::put);
         return props;
+    }
+
+    /**
+     * The default {@code poll.ms}: half the release tick of the fastest rule (see {@link ReleasePace#tickMs}), at
+     * least 1 and at most 10 ms, so that an idle stream thread wakes up for each tick. (A rule the rules topic adds
+     * later does not change it: set {@code poll.ms} for rates the rules file does not name.)
+     */
+    private long pollMs() {
+        double fastest;
+        try {
+            fastest = RulesFile.forConfig(this).fastestRate();
+        } catch (ConfigException unreadable) {
+            // Not here: the start reads the rules file itself and names what is wrong with it.
+            fastest = defaultShapingRule().ratePerSecond();
+        }
+        return Math.max(1, Math.min(10, ReleasePace.tickMs(fastest, tickMs()) / 2));
     }
 
     /**
@@ -661,6 +701,12 @@ public final class ShaperConfig extends AbstractConfig {
 
     public String rulesFile() {
         return getString(RULES_FILE_CONFIG);
+    }
+
+    /** The rules topic, or null when there is none. */
+    public String rulesTopic() {
+        String topic = getString(RULES_TOPIC_CONFIG);
+        return topic.isBlank() ? null : topic.strip();
     }
 
     public int stateCacheMaxKeys() {

@@ -11,6 +11,35 @@ public final class ShaperHeaders {
     public static final long MAX_COST = 1_000_000L;
 
     /**
+     * Read from input: what to do with a record that would have to wait in its key's queue (its key's rate, or the
+     * total rate, holds it back): {@value #ON_LIMIT_QUEUE} (the default, as without the header) queues it;
+     * {@value #ON_LIMIT_REJECT} rejects it at once as {@link RejectReason#RATE_LIMITED}, with the wait as its
+     * {@link #RETRY_AFTER_MS}. At most one such header, its value exactly one of the two words; anything else is
+     * rejected as {@link RejectReason#INVALID_ON_LIMIT}.
+     */
+    public static final String ON_LIMIT = "shaper.on.limit";
+    /** {@link #ON_LIMIT}: queue a record that has to wait (the default). */
+    public static final String ON_LIMIT_QUEUE = "queue";
+    /** {@link #ON_LIMIT}: reject a record that would have to wait, with the time to wait as its retry-after. */
+    public static final String ON_LIMIT_REJECT = "reject";
+
+    /**
+     * Read from input: the latest wall-clock time, in epoch milliseconds, the record may leave the shaper. A record
+     * whose expected release is later is rejected at arrival, and one still queued once its deadline has passed is
+     * rejected at the next release tick instead of released late; both as {@link RejectReason#DEADLINE_EXCEEDED}. Plain ASCII digits, from {@link #MIN_DEADLINE_MS} to
+     * {@link #MAX_DEADLINE_MS}, at most one such header; anything else is rejected as
+     * {@link RejectReason#INVALID_DEADLINE}.
+     */
+    public static final String DEADLINE_MS = "shaper.deadline.ms";
+    /**
+     * The smallest deadline taken, 2001-09-09: a smaller number is read as a mistake (seconds, or a duration in
+     * milliseconds) rather than a date long past.
+     */
+    public static final long MIN_DEADLINE_MS = 1_000_000_000_000L;
+    /** The largest deadline taken: 9999-12-31T23:59:59.999Z. */
+    public static final long MAX_DEADLINE_MS = 253_402_300_799_999L;
+
+    /**
      * Added to shaped records that waited: milliseconds of wall-clock time the record spent queued. A record that
      * passed at once carries none; read a missing header as 0.
      */

@@ -45,7 +45,8 @@ public final class ShaperTopology {
     /**
      * The topology of {@code config} over an input topic of {@code inputPartitions} partitions, with the rules it names,
      * admission from in-process buckets only (no Redis), metrics kept in memory, and the size limits assumed from the
-     * producer's settings and the brokers' defaults: to describe the topology or to drive it in a test.
+     * producer's settings and the brokers' defaults: to describe the topology or to drive it in a test. (The rules
+     * topic is read by {@link ShaperApplication}, not here.)
      */
     public static Topology build(ShaperConfig config, int inputPartitions) {
         RuleBook rules = RulesFile.forConfig(config);

@@ -101,7 +101,7 @@ class BoundedWaitsTopologyTest {
             assertThat(shaper.readRejected()).isEmpty();
 
             // When: the release stalls for 10 s (the queues then resume at their rate, from where they were)
-            shaper.advance(Duration.ofSeconds(10));
+            shaper.stall(Duration.ofSeconds(10));
             List<TestRecord<byte[], byte[]>> shaped = runFor(shaper, Duration.ofSeconds(3));
 
             // Then: neither waiting record is released late; both are rejected as expired

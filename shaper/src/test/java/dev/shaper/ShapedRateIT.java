@@ -40,21 +40,10 @@ import org.slf4j.LoggerFactory;
  * ({@code LogAppendTime}), which is what the shaper controls. (A {@code read_committed} consumer under
  * exactly-once sees records a transaction at a time on top of that; the report shows both counts.)
  *
- * <p>Timing settings, and why. The shaper releases a key at most {@code rate x (W + tolerance) + 1} times in
- * any window W, with a tolerance of one interval when ticks are shorter than the interval between records
- * (see {@code LeakyBucket.releaseTolerance}); rate + 1 per second therefore needs
- * <ul>
- *   <li>{@code shaper.shaping.tick.ms} = 1000 / (2 x rate) = 5: a key's next slot always has a tick before
- *       it, so a punctuation that runs a little late costs no rate;</li>
- *   <li>{@code poll.ms} = 1: an idle stream thread wakes up in time for each punctuation.</li>
- * </ul>
- * A stall of the stream thread longer than that tolerance is not caught up (that would be a burst), so the
- * rate holds within 2 % only while stalls stay rare. Commits are such stalls: each one stalls the stream
- * thread (measured on a 2-core machine with the broker in the same JVM: 9-13 ms on average, up to 130 ms),
- * and at a commit every 100 ms that cost 3-7 % of the rate (fitted 92.7-98.0/s). This test therefore runs
- * at-least-once with Kafka Streams' own default commit interval for it, 30 s, so that the burst shows the
- * shaper's release schedule rather than the commit cost (measured: 99.6-99.96/s); README's "Rate accuracy"
- * says what commits cost in production. The exactly-once run of the same shaper is CrashSafetyIT.
+ * <p>Timing settings. This test runs at-least-once with Kafka Streams' own commit interval for it (30 s), with a
+ * 5 ms tick and {@code poll.ms} = 1 (what the shaper picks by default for keys at 100/s), so that it shows the release
+ * schedule alone; the same promise under exactly-once and every default, commits included, is ExactSmoothRateIT's
+ * (see docs/how-it-works.md, "Smoothness and accuracy").
  * {@code -Dshaper.rate.tick.ms}, {@code -Dshaper.rate.commit.interval.ms}, {@code -Dshaper.rate.poll.ms} and
  * {@code -Dshaper.rate.guarantee} override the settings for measurements; each run writes every arrival to
  * {@code target/shaped-rate-it/arrivals.csv}.

@@ -39,6 +39,13 @@ class ShaperCommandLineTest {
     }
 
     @Test
+    void shouldHandTheRulesCommandItsArguments() {
+        assertThat(run("rules", "--help")).isEqualTo(ShaperApplication.EXIT_OK);
+        assertThat(out()).contains("Usage: rules", "push");
+        assertThat(run("rules", "put")).isEqualTo(ShaperApplication.EXIT_SETTINGS);
+    }
+
+    @Test
     void shouldAnswerVersion() {
         assertThat(run("--version")).isEqualTo(ShaperApplication.EXIT_OK);
         // Run from the classes, not the jar: no manifest names a version.

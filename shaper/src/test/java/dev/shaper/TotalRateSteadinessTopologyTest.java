@@ -47,7 +47,7 @@ class TotalRateSteadinessTopologyTest {
                 if (elapsedMs >= nextStallMs) {
                     nextStallMs += 8_000;
                 }
-                shaper.advance(Duration.ofMillis(stepMs));
+                shaper.stall(Duration.ofMillis(stepMs)); // one late tick per step
                 elapsedMs += stepMs;
                 int released = shaper.readShaped().size();
                 for (int i = 0; i < released; i++) {

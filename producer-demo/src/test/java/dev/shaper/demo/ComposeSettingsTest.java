@@ -7,17 +7,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.shaper.ShaperConfig;
+import dev.shaper.internals.config.SettingNames;
 import dev.shaper.internals.config.SettingsLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.utils.AppInfoParser;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,8 +28,11 @@ import org.junit.jupiter.api.Test;
 class ComposeSettingsTest {
 
     private static final Path COMPOSE = Path.of("..", "docker-compose.yml");
-    private static final List<String> KAFKA_PREFIXES = List.of("main.consumer.", "restore.consumer.",
-            "global.consumer.", "consumer.", "producer.", "admin.");
+    /** The settings file the shaper's image starts with (shaper/pom.xml's Jib configuration). */
+    private static final Path IMAGE_SETTINGS = Path.of("..", "shaper", "src", "main", "jib", "app", "config",
+            "shaper.properties");
+    /** Where the image ships the repository's examples, shaper/config. */
+    private static final String IMAGE_EXAMPLES = "/app/examples/";
 
     private static JsonNode services;
 
@@ -59,53 +58,37 @@ class ComposeSettingsTest {
         return env;
     }
 
-    private static Set<String> kafkaKeys() {
-        Set<String> keys = new HashSet<>(StreamsConfig.configDef().names());
-        keys.addAll(ConsumerConfig.configNames());
-        keys.addAll(ProducerConfig.configNames());
-        keys.addAll(AdminClientConfig.configNames());
-        return keys;
-    }
-
-    private static String withoutClientPrefix(String key) {
-        for (String prefix : KAFKA_PREFIXES) {
-            if (key.startsWith(prefix)) {
-                return key.substring(prefix.length());
-            }
-        }
-        return key;
-    }
-
     @Test
     void shouldNameOnlySettingsTheShaperKnowsInEveryServiceOfOurs() {
         Map<String, JsonNode> ours = ourServices();
         assertThat(ours).containsKeys("shaper", "producer", "db-writer");
-        Set<String> shaperKeys = ShaperConfig.configDef().names();
-        Set<String> kafkaKeys = kafkaKeys();
         List<String> unknown = new ArrayList<>();
-        ours.forEach((name, service) -> environment(service).forEach((variable, value) -> {
-            // The mapping the shaper itself applies to its environment.
-            Set<String> keys = SettingsLoader.fromEnvironment(Map.of(variable, value)).keySet();
-            boolean known = !keys.isEmpty() && keys.stream().allMatch(key -> key.startsWith("shaper.")
-                    ? shaperKeys.contains(key) : kafkaKeys.contains(withoutClientPrefix(key)));
-            if (!known) {
-                unknown.add(name + ": " + variable + " " + keys);
-            }
-        }));
+        // The mapping the shaper itself applies to its environment, the names of its settings and Kafka's.
+        ours.forEach((name, service) -> SettingNames.unknownVariables(environment(service))
+                .forEach(variable -> unknown.add(name + ": " + variable)));
         assertThat(unknown).as("variables that name no shaper or Kafka setting").isEmpty();
     }
 
     @Test
     void shouldGiveTheShaperSettingsThatPassItsValidation() throws Exception {
         // As the image starts: its settings file, overridden by the environment compose sets
-        Map<String, String> settings = SettingsLoader.load(Path.of("..", "shaper", "config", "shaper.properties"),
-                environment(services.get("shaper")));
+        Map<String, String> settings = SettingsLoader.load(IMAGE_SETTINGS, environment(services.get("shaper")));
         ShaperConfig config = new ShaperConfig(settings);
         assertThatCode(() -> new StreamsConfig(config.streamsProperties())).doesNotThrowAnyException();
         assertThat(config.redisUri()).isEqualTo("redis://redis:6379");
         assertThat(config.httpPort()).isEqualTo(8080);
         // And: the port Prometheus scrapes is the one the shaper serves
         assertThat(services.get("shaper").path("ports").get(0).asText()).endsWith(":" + config.httpPort());
+    }
+
+    @Test
+    void shouldEnableTheExamplesExplicitlyForTheImageHasNoneByDefault() {
+        // The image applies no rules file of its own (ImageConfigTest): the demo's rules are asked for here
+        Map<String, String> env = environment(services.get("shaper"));
+        String rules = env.get(SettingsLoader.toEnvironmentName(ShaperConfig.RULES_FILE_CONFIG));
+        assertThat(rules).startsWith(IMAGE_EXAMPLES);
+        assertThat(Path.of("..", "shaper", "config", rules.substring(IMAGE_EXAMPLES.length()))).isRegularFile();
+        assertThat(env).containsKey(SettingsLoader.toEnvironmentName(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG));
     }
 
     @Test

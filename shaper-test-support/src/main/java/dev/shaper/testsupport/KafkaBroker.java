@@ -28,6 +28,11 @@ import org.testcontainers.kafka.KafkaContainer;
  *
  * <p>{@link #startEmbedded()} always runs the broker in this JVM: that one can be stopped and started again on
  * the same port with its logs kept ({@link #stopBroker()}, {@link #startBroker(String...)}), as a broker restart.
+ *
+ * <p>{@link #startEmbeddedSecured(TestCertificates)} runs it in this JVM with a second listener as a production
+ * cluster has one: SASL_SSL with SCRAM-SHA-512, and an authorizer that denies what no ACL allows. Its users are
+ * made with {@link #createScramUser}; the tests' own clients ({@link #admin()}) keep the plain-text listener, whose
+ * anonymous user is a super user.
  */
 public final class KafkaBroker implements AutoCloseable {
 
@@ -37,15 +42,28 @@ public final class KafkaBroker implements AutoCloseable {
     /** Topic config that stamps each record with the time the broker appended it. */
     public static final Map<String, String> APPEND_TIME = Map.of("message.timestamp.type", "LogAppendTime");
 
+    /** The name of the SASL_SSL listener of {@link #startEmbeddedSecured}. */
+    private static final String SECURED_LISTENER = "SECURED";
+    /** The SASL mechanism of the SASL_SSL listener. */
+    public static final String SCRAM_MECHANISM = "SCRAM-SHA-512";
+
     private final AutoCloseable resource;
     private final String bootstrapServers;
     /** The in-JVM cluster, or null for a container. */
     private final KafkaClusterTestKit cluster;
+    /** The CA and server certificate of the SASL_SSL listener, or null without one. */
+    private final TestCertificates certificates;
 
     private KafkaBroker(AutoCloseable resource, String bootstrapServers, KafkaClusterTestKit cluster) {
+        this(resource, bootstrapServers, cluster, null);
+    }
+
+    private KafkaBroker(AutoCloseable resource, String bootstrapServers, KafkaClusterTestKit cluster,
+                        TestCertificates certificates) {
         this.resource = resource;
         this.bootstrapServers = bootstrapServers;
         this.cluster = cluster;
+        this.certificates = certificates;
     }
 
     public static KafkaBroker start() {
@@ -61,14 +79,7 @@ public final class KafkaBroker implements AutoCloseable {
     /** A single-node KRaft broker in this JVM, whether Docker answers or not. */
     public static KafkaBroker startEmbedded() {
         try {
-            KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                    .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build())
-                    .setConfigProp("offsets.topic.replication.factor", "1")
-                    .setConfigProp("transaction.state.log.replication.factor", "1")
-                    .setConfigProp("transaction.state.log.min.isr", "1")
-                    .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                    .setConfigProp("auto.create.topics.enable", "false")
-                    .build();
+            KafkaClusterTestKit cluster = embeddedBuilder().build();
             cluster.format();
             cluster.startup();
             cluster.waitForReadyBrokers();
@@ -76,6 +87,118 @@ public final class KafkaBroker implements AutoCloseable {
             return new KafkaBroker(cluster, cluster.bootstrapServers(), cluster);
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the in-JVM Kafka broker", e);
+        }
+    }
+
+    /**
+     * A single-node KRaft broker in this JVM with, beside its plain-text listener ({@link #bootstrapServers()}, for
+     * the tests' own clients, whose anonymous user is a super user), a SASL_SSL listener
+     * ({@link #securedBootstrapServers()}): TLS with the server certificate of {@code certificates}, SCRAM-SHA-512
+     * users ({@link #createScramUser}), and Kafka's {@code StandardAuthorizer}, which allows a user only what an ACL
+     * allows it.
+     */
+    public static KafkaBroker startEmbeddedSecured(TestCertificates certificates) {
+        String listener = "listener.name." + SECURED_LISTENER.toLowerCase(java.util.Locale.ROOT) + ".";
+        try {
+            KafkaClusterTestKit cluster = embeddedBuilder()
+                    .setConfigProp("listeners", "EXTERNAL://localhost:0,CONTROLLER://localhost:0,"
+                            + SECURED_LISTENER + "://localhost:0")
+                    .setConfigProp("listener.security.protocol.map", "EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT,"
+                            + SECURED_LISTENER + ":SASL_SSL")
+                    .setConfigProp(listener + "sasl.enabled.mechanisms", SCRAM_MECHANISM)
+                    .setConfigProp(listener + SCRAM_MECHANISM.toLowerCase(java.util.Locale.ROOT) + ".sasl.jaas.config",
+                            "org.apache.kafka.common.security.scram.ScramLoginModule required;")
+                    .setConfigProp(listener + "ssl.keystore.location", certificates.keyStore().toString())
+                    .setConfigProp(listener + "ssl.keystore.type", "PKCS12")
+                    .setConfigProp(listener + "ssl.keystore.password", certificates.storePassword())
+                    .setConfigProp(listener + "ssl.key.password", certificates.storePassword())
+                    .setConfigProp("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+                    .setConfigProp("allow.everyone.if.no.acl.found", "false")
+                    // The plain-text listeners (the tests' clients, the controller) authenticate no one.
+                    .setConfigProp("super.users", "User:ANONYMOUS")
+                    .build();
+            cluster.format();
+            cluster.startup();
+            cluster.waitForReadyBrokers();
+            KafkaBroker broker = new KafkaBroker(cluster, cluster.bootstrapServers(), cluster, certificates);
+            LOG.info("Kafka broker: in-JVM KRaft at {}, SASL_SSL ({}) at {}", cluster.bootstrapServers(),
+                    SCRAM_MECHANISM, broker.securedBootstrapServers());
+            return broker;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the in-JVM Kafka broker with a SASL_SSL listener", e);
+        }
+    }
+
+    private static KafkaClusterTestKit.Builder embeddedBuilder() {
+        return new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build())
+                .setConfigProp("offsets.topic.replication.factor", "1")
+                .setConfigProp("transaction.state.log.replication.factor", "1")
+                .setConfigProp("transaction.state.log.min.isr", "1")
+                .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                .setConfigProp("auto.create.topics.enable", "false");
+    }
+
+    /** {@code localhost:<port>} of the SASL_SSL listener of a broker from {@link #startEmbeddedSecured}. */
+    public String securedBootstrapServers() {
+        if (certificates == null) {
+            throw new IllegalStateException("only a broker from startEmbeddedSecured() has a SASL_SSL listener");
+        }
+        return "localhost:" + embeddedBroker().boundPort(new org.apache.kafka.common.network.ListenerName(
+                SECURED_LISTENER));
+    }
+
+    /**
+     * The settings a client needs on the SASL_SSL listener as {@code user}: {@code security.protocol},
+     * {@code sasl.mechanism}, {@code sasl.jaas.config} and the trust store of the listener's CA (PKCS12, with its
+     * password). Bootstrap servers not included.
+     */
+    public Map<String, String> securedClientSettings(String user, String password) {
+        if (certificates == null) {
+            throw new IllegalStateException("only a broker from startEmbeddedSecured() has a SASL_SSL listener");
+        }
+        Map<String, String> settings = new HashMap<>();
+        settings.put("security.protocol", "SASL_SSL");
+        settings.put("sasl.mechanism", SCRAM_MECHANISM);
+        settings.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required"
+                + " username=\"" + user + "\" password=\"" + password + "\";");
+        settings.put("ssl.truststore.location", certificates.trustStore().toString());
+        settings.put("ssl.truststore.type", "PKCS12");
+        settings.put("ssl.truststore.password", certificates.storePassword());
+        return settings;
+    }
+
+    /**
+     * Creates (or replaces) a SCRAM-SHA-512 user through the Admin API and returns once the SASL_SSL listener lets
+     * it in (the broker learns of credentials from the metadata log, a moment after the change is accepted).
+     */
+    public void createScramUser(String user, String password) {
+        try (Admin admin = admin()) {
+            admin.alterUserScramCredentials(List.of(new org.apache.kafka.clients.admin.UserScramCredentialUpsertion(
+                    user, new org.apache.kafka.clients.admin.ScramCredentialInfo(
+                            org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512, 4096), password)))
+                    .all().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create the SCRAM user " + user, e);
+        }
+        Map<String, Object> asUser = new HashMap<>(securedClientSettings(user, password));
+        asUser.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, securedBootstrapServers());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try (Admin admin = Admin.create(asUser)) {
+                admin.describeCluster().clusterId().get(10, TimeUnit.SECONDS);
+                return;
+            } catch (Exception e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the SASL_SSL listener still refuses " + user + " after 30 s", e);
+                }
+            }
+            try {
+                Thread.sleep(100); // the broker's credential cache: nothing to advance
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + user + " to be let in", e);
+            }
         }
     }
 

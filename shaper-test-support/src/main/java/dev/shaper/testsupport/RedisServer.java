@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 
 /**
  * A real {@code redis-server} (from the {@code PATH}) on a free loopback port, for tests that must make Redis
@@ -34,8 +35,13 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>Optionally with credentials: {@code RedisServer.builder().user("alice", "secret").start()} creates an ACL
- * user and puts it in {@link #uri()}; {@link Builder#password} sets {@code requirepass} for the default user.
- * Not thread-safe: one test drives it.
+ * user and puts it in {@link #uri()}, with every permission or with the ACL rules given
+ * ({@code user("shaper", "pw", "~shaper:*", "+evalsha", ...)}); {@link Builder#password} sets {@code requirepass}
+ * for the default user, which the test's own commands ({@link #call}) use.
+ *
+ * <p>Optionally over TLS only: {@code RedisServer.builder().tls(certificates).start()} listens with TLS on its port
+ * and nowhere in plain text ({@code --port 0}); {@link #uri()} is then {@code rediss://...}, and {@link #call} speaks
+ * TLS, trusting the certificates' CA. Not thread-safe: one test drives it.
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -47,17 +53,25 @@ public final class RedisServer implements AutoCloseable {
 
     private final int port;
     private final List<String> command;
+    /** The credentials {@link #uri()} carries: an ACL user's, or the default user's password alone. */
     private final String user;
     private final String password;
+    /** The default user's password ({@code requirepass}), for the test's own commands; null: none. */
+    private final String adminPassword;
+    /** The TLS context the test's own commands use, or null for a plain-text server. */
+    private final SSLContext tls;
     private final Path log;
     private final Thread shutdownHook;
     private Process process;
 
-    private RedisServer(int port, List<String> command, String user, String password, Path log) {
+    private RedisServer(int port, List<String> command, String user, String password, String adminPassword,
+                        SSLContext tls, Path log) {
         this.port = port;
         this.command = command;
         this.user = user;
         this.password = password;
+        this.adminPassword = adminPassword;
+        this.tls = tls;
         this.log = log;
         this.shutdownHook = new Thread(this::destroy, "redis-server-" + port + "-shutdown");
     }
@@ -75,7 +89,9 @@ public final class RedisServer implements AutoCloseable {
     public static final class Builder {
         private String user;
         private String userPassword;
+        private List<String> userRules = List.of();
         private String password;
+        private TestCertificates certificates;
         private final List<String> args = new ArrayList<>();
 
         private Builder() {
@@ -83,8 +99,26 @@ public final class RedisServer implements AutoCloseable {
 
         /** Creates an ACL user with all permissions; {@link #uri()} then carries these credentials. */
         public Builder user(String name, String password) {
+            return user(name, password, "~*", "&*", "+@all");
+        }
+
+        /**
+         * Creates an ACL user with these ACL rules (e.g. {@code "~shaper:*", "-@all", "+evalsha"}; the user is
+         * switched on and given the password); {@link #uri()} then carries these credentials.
+         */
+        public Builder user(String name, String password, String... aclRules) {
             this.user = name;
             this.userPassword = password;
+            this.userRules = List.of(aclRules);
+            return this;
+        }
+
+        /**
+         * Serves TLS only, with the server certificate of {@code certificates} ({@code --tls-port}, {@code --port 0});
+         * clients are not asked for certificates.
+         */
+        public Builder tls(TestCertificates certificates) {
+            this.certificates = certificates;
             return this;
         }
 
@@ -106,20 +140,31 @@ public final class RedisServer implements AutoCloseable {
             // A free port may be taken by someone else before redis-server binds it: try a few.
             for (int attempt = 0; attempt < 3; attempt++) {
                 int port = FreePort.find();
-                List<String> command = new ArrayList<>(List.of("redis-server",
-                        "--port", Integer.toString(port), "--bind", HOST,
+                List<String> command = new ArrayList<>(List.of("redis-server"));
+                if (certificates == null) {
+                    command.addAll(List.of("--port", Integer.toString(port)));
+                } else {
+                    command.addAll(List.of("--port", "0", "--tls-port", Integer.toString(port),
+                            "--tls-cert-file", certificates.serverCertPem().toString(),
+                            "--tls-key-file", certificates.serverKeyPem().toString(),
+                            "--tls-ca-cert-file", certificates.caPem().toString(),
+                            "--tls-auth-clients", "no"));
+                }
+                command.addAll(List.of("--bind", HOST,
                         "--save", "", "--appendonly", "no", "--daemonize", "no",
                         "--logfile", "", "--dir", System.getProperty("java.io.tmpdir")));
                 if (password != null) {
                     command.addAll(List.of("--requirepass", password));
                 }
                 if (user != null) {
-                    command.addAll(List.of("--user", user, "on", ">" + userPassword, "~*", "&*", "+@all"));
+                    command.addAll(List.of("--user", user, "on", ">" + userPassword));
+                    command.addAll(userRules);
                 }
                 command.addAll(args);
                 Path log = Path.of("target", "redis-server", "redis-" + port + ".log");
                 RedisServer server = new RedisServer(port, List.copyOf(command), user,
-                        user != null ? userPassword : password, log);
+                        user != null ? userPassword : password, password,
+                        certificates == null ? null : certificates.clientContext(), log);
                 try {
                     server.launch();
                     Runtime.getRuntime().addShutdownHook(server.shutdownHook);
@@ -133,10 +178,10 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** The URI to connect with: {@code redis://[user:password@]127.0.0.1:<port>}. */
+    /** The URI to connect with: {@code redis://[user:password@]127.0.0.1:<port>}, {@code rediss://} over TLS. */
     public String uri() {
         String credentials = password == null ? "" : (user == null ? "" : user) + ":" + password + "@";
-        return "redis://" + credentials + HOST + ":" + port;
+        return (tls == null ? "redis://" : "rediss://") + credentials + HOST + ":" + port;
     }
 
     public String host() {
@@ -207,18 +252,20 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
-     * Runs one command on a fresh connection (authenticated if the server has credentials) and returns the
-     * reply: a simple or bulk string, an integer as text, or {@code "-<error>"} for an error reply. Arrays are
-     * not supported. Meant for administration (e.g. {@code SCRIPT FLUSH}); tests use a Redis client for data.
+     * Runs one command on a fresh connection, as the default user (authenticated if it has a password), over TLS
+     * if the server serves TLS, and returns the reply: a simple or bulk string, an integer as text, or
+     * {@code "-<error>"} for an error reply. Arrays are not supported. Meant for administration (e.g.
+     * {@code SCRIPT FLUSH}); tests use a Redis client for data.
      */
     public String call(String... args) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(HOST, port), (int) IO_TIMEOUT.toMillis());
-            socket.setSoTimeout((int) IO_TIMEOUT.toMillis());
+        try (Socket plain = new Socket()) {
+            plain.connect(new InetSocketAddress(HOST, port), (int) IO_TIMEOUT.toMillis());
+            plain.setSoTimeout((int) IO_TIMEOUT.toMillis());
+            Socket socket = tls == null ? plain : tls.getSocketFactory().createSocket(plain, HOST, port, true);
             OutputStream out = socket.getOutputStream();
             InputStream in = new BufferedInputStream(socket.getInputStream());
-            if (password != null) {
-                String auth = user == null ? send(out, in, "AUTH", password) : send(out, in, "AUTH", user, password);
+            if (adminPassword != null) {
+                String auth = send(out, in, "AUTH", adminPassword);
                 if (!"OK".equals(auth)) {
                     throw new IllegalStateException("AUTH failed: " + auth);
                 }

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * ({@code java -cp shaper.jar dev.shaper.ShaperApplication settings.properties}), so that a test can kill
  * it outright. Its stdout and stderr are appended to a log file for diagnosis. Environment variables that
  * the shaper would read as overrides ({@code SHAPER_*}, {@code STREAMS_*}) are not passed on, so the
- * settings file alone decides.
+ * settings file alone decides, unless the test gives some of its own.
  */
 public final class ShaperProcess implements AutoCloseable {
 
@@ -62,6 +62,15 @@ public final class ShaperProcess implements AutoCloseable {
      */
     public static ShaperProcess start(String name, Path settingsFile, Path logFile, List<String> jvmOptions,
                                       int httpPort) throws IOException {
+        return start(name, settingsFile, logFile, jvmOptions, httpPort, java.util.Map.of());
+    }
+
+    /**
+     * {@link #start(String, Path, Path, List, int)} with these environment variables set as well, e.g. settings as
+     * {@code SHAPER_*} and {@code STREAMS_*} variables, the way a Kubernetes pod passes secrets.
+     */
+    public static ShaperProcess start(String name, Path settingsFile, Path logFile, List<String> jvmOptions,
+                                      int httpPort, java.util.Map<String, String> environment) throws IOException {
         Files.createDirectories(logFile.toAbsolutePath().getParent());
         Files.writeString(logFile, "===== " + Instant.now() + " starting shaper process '" + name + "' "
                         + jvmOptions + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
@@ -75,6 +84,7 @@ public final class ShaperProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().keySet().removeIf(k -> k.startsWith("SHAPER_") || k.startsWith("STREAMS_"));
         builder.environment().put("SHAPER_HTTP_PORT", Integer.toString(httpPort));
+        builder.environment().putAll(environment);
         builder.redirectErrorStream(true);
         builder.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         return new ShaperProcess(builder.start(), name);

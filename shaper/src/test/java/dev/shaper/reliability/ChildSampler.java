@@ -27,6 +27,7 @@ final class ChildSampler implements AutoCloseable {
     });
     private volatile long maxRss = -1;
     private volatile long maxPeakRss = -1;
+    private volatile long maxPss = -1;
     private volatile long maxHeap = -1;
     private volatile long maxCacheKeys = -1;
     private volatile long maxStateBytes = -1;
@@ -57,6 +58,7 @@ final class ChildSampler implements AutoCloseable {
         HeavyRuns.Sample s = HeavyRuns.sample(p.pid(), httpPort, stateDir);
         maxRss = Math.max(maxRss, s.rssBytes());
         maxPeakRss = Math.max(maxPeakRss, s.peakRssBytes());
+        maxPss = Math.max(maxPss, s.pssBytes());
         maxHeap = Math.max(maxHeap, s.heapUsedBytes());
         maxCacheKeys = Math.max(maxCacheKeys, s.cacheKeys());
         maxStateBytes = Math.max(maxStateBytes, s.stateBytes());
@@ -65,8 +67,9 @@ final class ChildSampler implements AutoCloseable {
             unanswered++;
         }
         last = s;
-        LOG.info("child {}: RSS {} (peak {}), heap used {}, cached key states {}, queued records {}, state dir {}{}",
-                p.pid(), HeavyRuns.mb(s.rssBytes()), HeavyRuns.mb(s.peakRssBytes()), HeavyRuns.mb(s.heapUsedBytes()),
+        LOG.info("child {}: RSS {} (peak {}, PSS {}), heap used {}, cached key states {}, queued records {},"
+                        + " state dir {}{}", p.pid(), HeavyRuns.mb(s.rssBytes()), HeavyRuns.mb(s.peakRssBytes()),
+                HeavyRuns.mb(s.pssBytes()), HeavyRuns.mb(s.heapUsedBytes()),
                 s.cacheKeys(), s.queueRecords(), HeavyRuns.mb(s.stateBytes()), progress.get());
         return s;
     }
@@ -86,6 +89,11 @@ final class ChildSampler implements AutoCloseable {
 
     long maxRss() {
         return Math.max(maxRss, maxPeakRss);
+    }
+
+    /** The largest proportional set size sampled (the resident memory with each page counted once). */
+    long maxPss() {
+        return maxPss;
     }
 
     long maxHeap() {

@@ -187,12 +187,14 @@ final class HeavyRuns {
 
     /** One look at a shaper child JVM. Sizes in bytes; -1 where the child did not answer. */
     record Sample(long rssBytes, long peakRssBytes, long heapUsedBytes, long cacheKeys, long queueRecords,
-                  long stateBytes) {
+                  long stateBytes, long pssBytes) {
     }
 
     /**
      * Measures a child: its resident memory from {@code /proc/<pid>/status} (VmRSS, and VmHWM, the peak since its
-     * start), the heap in use and the shaper's gauges from its {@code /metrics}, its state directory's size.
+     * start) and its proportional set size from {@code /proc/<pid>/smaps_rollup} (Pss: a page mapped several times
+     * counts once, which is what the container's memory counts; ZGC on JDK 17 maps its heap three times, and VmRSS
+     * counts each mapping), the heap in use and the shaper's gauges from its {@code /metrics}, its state directory's size.
      */
     static Sample sample(long pid, int httpPort, Path stateDir) {
         long rss = -1;
@@ -208,6 +210,16 @@ final class HeavyRuns {
         } catch (IOException e) {
             // gone (killed, or exited): -1
         }
+        long pss = -1;
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "smaps_rollup"))) {
+                if (line.startsWith("Pss:")) {
+                    pss = kilobytes(line);
+                }
+            }
+        } catch (IOException e) {
+            // gone, or a kernel without smaps_rollup: -1
+        }
         long heap = -1;
         long cacheKeys = -1;
         long queued = -1;
@@ -217,7 +229,7 @@ final class HeavyRuns {
             cacheKeys = (long) PrometheusText.value(metrics.body(), "shaper_state_cache_keys");
             queued = (long) PrometheusText.value(metrics.body(), "shaper_queue_records");
         }
-        return new Sample(rss, peak, heap, cacheKeys, queued, directorySize(stateDir));
+        return new Sample(rss, peak, heap, cacheKeys, queued, directorySize(stateDir), pss);
     }
 
     private static long kilobytes(String statusLine) {

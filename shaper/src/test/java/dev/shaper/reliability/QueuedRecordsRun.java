@@ -132,6 +132,7 @@ class QueuedRecordsRun {
                                 + HeavyRuns.count(counter.count("qr-rejected")))
                         .add("RSS before the kill (peak)", HeavyRuns.mb(before.rssBytes()) + " ("
                                 + HeavyRuns.mb(before.peakRssBytes()) + ")")
+                        .add("PSS before the kill", HeavyRuns.mb(before.pssBytes()))
                         .add("heap used before the kill (max sampled)", HeavyRuns.mb(before.heapUsedBytes())
                                 + " (" + HeavyRuns.mb(sampler.maxHeap()) + ")")
                         .add("state dir before the kill", HeavyRuns.mb(before.stateBytes()))
@@ -146,8 +147,8 @@ class QueuedRecordsRun {
                                 + HeavyRuns.mb(after.peakRssBytes()) + ")")
                         .add("heap used after the restore", HeavyRuns.mb(after.heapUsedBytes()))
                         .add("state dir after the restore", HeavyRuns.mb(after.stateBytes()))
-                        .add("max RSS, max heap (all samples)", HeavyRuns.mb(sampler.maxRss()) + ", "
-                                + HeavyRuns.mb(sampler.maxHeap()))
+                        .add("max RSS, max PSS, max heap (all samples)", HeavyRuns.mb(sampler.maxRss()) + ", "
+                                + HeavyRuns.mb(sampler.maxPss()) + ", " + HeavyRuns.mb(sampler.maxHeap()))
                         .add("samples (/metrics unanswered while ready)", sampler.samples() + " ("
                                 + sampler.unanswered() + ")")
                         .write();

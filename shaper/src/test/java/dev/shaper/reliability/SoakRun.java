@@ -78,7 +78,7 @@ class SoakRun {
             broker.createTopics(partitions, "soak-in", "soak-rejected");
             broker.createTopics(partitions, KafkaBroker.APPEND_TIME, "soak-out");
             Map<String, String> settings = HeavyRuns.baseSettings(broker.bootstrapServers(), app, stateDir, "soak");
-            // As in CrashSafetyIT: the recipe for the strictest smoothness, queues as long as the run needs.
+            // As in CrashSafetyIT: a fine tick and poll, queues as long as the run needs.
             settings.put(ShaperConfig.SHAPING_RATE_CONFIG, Integer.toString(rate));
             settings.put(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(Math.max(1, 1000 / (2L * rate))));
             settings.put(StreamsConfig.POLL_MS_CONFIG, "1");

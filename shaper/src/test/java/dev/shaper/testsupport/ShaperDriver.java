@@ -61,6 +61,11 @@ public final class ShaperDriver implements AutoCloseable {
         ShaperConfig config = new ShaperConfig(settings);
         RuleBook book = rules != null ? rules
                 : new RuleBook(config.defaultShapingRule(), config.defaultAdmission(), List.of());
+        if (admission == null && book.hasAdmission()) {
+            // Rules that may gain an admission limit (live rules) need the stage: local buckets, never started.
+            admission = new AdmissionController(null, config.admissionMode(), config.admissionSyncInterval(),
+                    config.redisPingInterval(), () -> 1, new ManualScheduler(), System::nanoTime);
+        }
         Properties props = config.streamsProperties();
         TopicLimits topicLimits = limits != null ? limits : TopicLimits.assumed(config.producerMaxRequestSize());
         driver = new TopologyTestDriver(TopologyWiring.build(config, new TopologyWiring.Parts(book, partitions,
@@ -118,8 +123,22 @@ public final class ShaperDriver implements AutoCloseable {
 
     private long elapsedMs;
 
-    /** Advances wall-clock time, firing every punctuation that falls due on the way. */
+    /**
+     * Advances wall-clock time a millisecond at a time, firing every punctuation on time as it falls due (the
+     * driver fires each punctuation at most once per step, so one long step would be a stalled stream thread).
+     */
     public void advance(Duration duration) {
+        for (long ms = 0; ms < duration.toMillis(); ms++) {
+            driver.advanceWallClockTime(Duration.ofMillis(1));
+            elapsedMs++;
+        }
+    }
+
+    /**
+     * Advances wall-clock time in one step, as a stream thread that stalled for {@code duration} (a slow commit, a
+     * GC pause) and then runs each punctuation that fell due once.
+     */
+    public void stall(Duration duration) {
         driver.advanceWallClockTime(duration);
         elapsedMs += duration.toMillis();
     }

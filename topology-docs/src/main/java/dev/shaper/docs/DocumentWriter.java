@@ -7,22 +7,17 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.streams.TopologyDescription;
 import org.apache.kafka.streams.TopologyDescription.Node;
 
-/** Renders a topology description and a config definition as Markdown. */
+/** Renders a topology description as Markdown. */
 final class DocumentWriter {
 
     private final TopologyDescription description;
-    private final ConfigDef configDef;
-    private final ShaperConfig defaults;
     private final StringBuilder out = new StringBuilder();
 
-    DocumentWriter(TopologyDescription description, ConfigDef configDef, ShaperConfig defaults) {
+    DocumentWriter(TopologyDescription description) {
         this.description = description;
-        this.configDef = configDef;
-        this.defaults = defaults;
     }
 
     String write() {
@@ -105,38 +100,10 @@ final class DocumentWriter {
     }
 
     private void writeConfig() {
-        line("## Configuration reference");
+        line("## Configuration");
         line();
-        line("Every `shaper.*` key, from `ShaperConfig`'s `ConfigDef`. Any other key in the settings file is a"
-                + " Kafka Streams or client setting and passes through unchanged (`processing.guarantee`"
-                + " defaults to `exactly_once_v2`). An environment variable overrides a key: upper case, dots as"
-                + " underscores (`SHAPER_SHAPING_RATE`), Kafka keys prefixed with `STREAMS_`.");
+        line("Every setting, from the same code: [docs/configuration.md](../docs/configuration.md).");
         line();
-        line("| key | type | default | valid values | importance | description |");
-        line("| --- | --- | --- | --- | --- | --- |");
-        configDef.configKeys().values().stream().sorted(Comparator.comparing(k -> k.name)).forEach(key -> {
-            String valid = key.validator == null ? "" : key.validator.toString();
-            line("| `" + key.name + "` | " + key.type.name().toLowerCase(java.util.Locale.ROOT) + " | "
-                    + defaultOf(key) + " | " + escape(valid) + " | " + key.importance.name().toLowerCase(java.util.Locale.ROOT)
-                    + " | " + escape(key.documentation) + " |");
-        });
-        line();
-    }
-
-    private static String defaultOf(ConfigDef.ConfigKey key) {
-        if (!key.hasDefault()) {
-            return "(required)";
-        }
-        Object value = key.defaultValue;
-        if (value instanceof org.apache.kafka.common.config.types.Password p) {
-            value = p.value();
-        }
-        String text = String.valueOf(value);
-        return text.isEmpty() ? "(empty)" : "`" + text + "`";
-    }
-
-    private static String escape(String text) {
-        return text.replace("|", "\\|").replace("\n", " ");
     }
 
     private static String code(java.util.Collection<String> names) {

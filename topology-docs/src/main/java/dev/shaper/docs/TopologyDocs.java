@@ -10,15 +10,15 @@ import java.util.Map;
 import org.apache.kafka.streams.Topology;
 
 /**
- * Writes {@code TOPOLOGY.md}: the shaper's processors, stores and topics, a Mermaid diagram of the flow, and
- * the configuration reference, all taken from the code ({@link Topology#describe()} and the
- * {@link org.apache.kafka.common.config.ConfigDef}), so the documentation cannot drift from what runs.
+ * Writes {@code TOPOLOGY.md}: the shaper's processors, stores and topics and a Mermaid diagram of the flow, taken
+ * from the code ({@link Topology#describe()}), so the documentation cannot drift from what runs. The settings are
+ * in {@code docs/configuration.md}, which {@link ConfigurationDocs} writes from the same code.
  *
  * <p>Usage: {@code TopologyDocs path/to/TOPOLOGY.md}.
  */
 public final class TopologyDocs {
 
-    /** The command that regenerates the file, as the stale-file test tells it. */
+    /** The command that regenerates this file and {@code docs/configuration.md}, as the stale-file tests tell it. */
     public static final String REGENERATE = "mvn -q -pl topology-docs -am -P regenerate-docs process-classes";
 
     private TopologyDocs() {
@@ -38,6 +38,6 @@ public final class TopologyDocs {
         // limit. ShaperTopology.build admits from local buckets: generating docs must not need Redis.
         ShaperConfig config = new ShaperConfig(Map.of(ShaperConfig.ADMISSION_RATE_CONFIG, "1"));
         Topology topology = ShaperTopology.build(config, 1);
-        return new DocumentWriter(topology.describe(), ShaperConfig.configDef(), config).write();
+        return new DocumentWriter(topology.describe()).write();
     }
 }

@@ -117,8 +117,9 @@ public final class DemoCommand implements Callable<Integer> {
         aimd, gradient
     }
 
-    @Option(names = "--output-dir", defaultValue = ".",
-            description = "directory for the chart " + DemoRun.CHART_FILE + " (default: the current directory)")
+    @Option(names = "--output-dir", defaultValue = DEFAULT_OUTPUT_DIR,
+            description = "directory for the chart " + DemoRun.CHART_FILE + ", created if missing (default:"
+                    + " ${DEFAULT-VALUE}, under the current directory)")
     Path outputDir;
 
     @Option(names = "--drain-timeout", defaultValue = "30s", converter = OptionConverters.PositiveDuration.class,
@@ -133,6 +134,8 @@ public final class DemoCommand implements Callable<Integer> {
      * however fast the database is otherwise.
      */
     static final long DEFAULT_TARGET_LATENCY_MS = 40;
+    /** Where the chart goes without {@code --output-dir}: under target/, which the build and .gitignore own. */
+    static final String DEFAULT_OUTPUT_DIR = "target/demo";
     /** The closed loop's decision interval in the demo, and the writer's report interval with it. */
     static final Duration ADJUST = Duration.ofMillis(500);
 

@@ -16,6 +16,7 @@ import dev.shaper.demo.traffic.TrafficGenerator;
 import dev.shaper.demo.traffic.TrafficLimit;
 import dev.shaper.demo.traffic.TrafficPattern;
 import dev.shaper.demo.traffic.ZipfKeys;
+import dev.shaper.internals.shaping.ReleasePace;
 import dev.shaper.feedback.FeedbackReporter;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import io.micrometer.core.instrument.Gauge;
@@ -198,9 +199,9 @@ public final class DemoRun implements AutoCloseable {
         return new Bursts(settings.baseRate(), settings.burstSize(), settings.burstEvery().toMillis() / 1000.0, 0);
     }
 
-    /** The shaper's tick: half the interval between a key's records, the README's recipe for rate + 1. */
+    /** The tick the shaper picks while keys wait: half the interval between a key's records (its default). */
     long tickMs() {
-        return Math.max(1, Math.round(500 / settings.ratePerKey()));
+        return ReleasePace.tickMs(settings.ratePerKey(), 100);
     }
 
     /**
@@ -232,7 +233,6 @@ public final class DemoRun implements AutoCloseable {
         s.put(StreamsConfig.APPLICATION_ID_CONFIG, "shaper-demo");
         s.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         s.put(StreamsConfig.STATE_DIR_CONFIG, workDir.resolve("streams").toString());
-        s.put(StreamsConfig.POLL_MS_CONFIG, "1");
         s.put(ShaperConfig.INPUT_TOPIC_CONFIG, INPUT_TOPIC);
         s.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, SHAPED_TOPIC);
         s.put(ShaperConfig.REJECTED_TOPIC_CONFIG, REJECTED_TOPIC);
@@ -241,7 +241,6 @@ public final class DemoRun implements AutoCloseable {
             s.put(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, Double.toString(settings.totalRate()));
         }
         s.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, Long.toString(settings.maxDelay().toMillis()));
-        s.put(ShaperConfig.SHAPING_TICK_MS_CONFIG, Long.toString(tickMs()));
         // The summary and the chart count releases per key and second at the time the shaper released them.
         s.put(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, "true");
         // Any free port: a fixed one could be taken, and the demo prints where it is.
@@ -483,7 +482,7 @@ public final class DemoRun implements AutoCloseable {
             Files.createDirectories(settings.outputDir());
             Path chart = settings.outputDir().resolve(CHART_FILE);
             Files.writeString(chart, HtmlChart.render("Shaper demo, run " + runId, timeline.rates(),
-                    settings.keysRate(), settings.totalRate(), table), StandardCharsets.UTF_8);
+                    timeline.backlog(), settings.keysRate(), settings.totalRate(), table), StandardCharsets.UTF_8);
             console.println("chart: " + chart.toAbsolutePath());
         });
     }

@@ -2,6 +2,8 @@ package dev.shaper.demo.embedded;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.function.ToLongFunction;
 
 /**
@@ -20,6 +22,13 @@ public final class RateTimeline {
         public Rates(double atSeconds, double input, double shaped, double rejected, double db) {
             this(atSeconds, input, shaped, rejected, db, Double.NaN);
         }
+    }
+
+    /**
+     * What waits and what is refused, at one sample: the records produced but neither shaped nor rejected yet, and
+     * the rejections per second since the previous sample, by {@code shaper.reason}.
+     */
+    public record Backlog(double atSeconds, long queued, SortedMap<String, Double> rejectedByReason) {
     }
 
     private final List<Sample> samples = new ArrayList<>();
@@ -53,8 +62,25 @@ public final class RateTimeline {
         return rates;
     }
 
+    /** The queue depth and the rejections by reason at each sample, from the producer's start as {@link #rates()}. */
+    public List<Backlog> backlog() {
+        List<Backlog> backlog = new ArrayList<>();
+        Sample previous = START;
+        for (Sample sample : samples()) {
+            double seconds = Math.max(1, sample.elapsedMs() - previous.elapsedMs()) / 1000.0;
+            SortedMap<String, Double> rejected = new TreeMap<>();
+            for (var reason : sample.rejectedByReason().entrySet()) {
+                long before = previous.rejectedByReason().getOrDefault(reason.getKey(), 0L);
+                rejected.put(reason.getKey(), (reason.getValue() - before) / seconds);
+            }
+            backlog.add(new Backlog(sample.elapsedMs() / 1000.0, sample.queueDepth(), rejected));
+            previous = sample;
+        }
+        return backlog;
+    }
+
     /** The counters when the producer starts: the origin of {@link Sample#elapsedMs()}. */
-    static final Sample START = new Sample(0, 0, 0, new java.util.TreeMap<>(), 0);
+    static final Sample START = new Sample(0, 0, 0, new TreeMap<>(), 0);
 
     static Rates between(Sample from, Sample to) {
         double seconds = Math.max(1, to.elapsedMs() - from.elapsedMs()) / 1000.0;

@@ -22,6 +22,9 @@ public enum AdmissionAlgorithm {
      */
     SLIDING_WINDOW("sliding-window");
 
+    /** Prefix of the window algorithms' Redis counters; the admission key follows in a {hash tag}. */
+    public static final String WINDOW_KEY_PREFIX = "shaper:win:";
+
     private final String configName;
 
     AdmissionAlgorithm(String configName) {

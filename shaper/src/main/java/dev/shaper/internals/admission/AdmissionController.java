@@ -130,10 +130,14 @@ public final class AdmissionController implements AutoCloseable {
         return first == null || first.isRefusal() ? first : ping(redis);
     }
 
-    /** Null if Redis answers a ping, else why not. */
+    /**
+     * Why Redis cannot be used, or null if it answers and lets the shaper's user run the script (an ACL may allow
+     * PING and refuse EVALSHA, or a command the script calls).
+     */
     private static RedisFailure ping(RedisTokenBuckets redis) {
         try {
             redis.ping();
+            redis.probeScript();
             return null;
         } catch (RedisUnavailableException e) {
             return RedisFailure.of(e);

@@ -20,7 +20,7 @@ import java.util.List;
 final class LimitScript {
 
     /** Prefix of the window counters' names; the admission key follows in a {hash tag}. */
-    static final String WINDOW_PREFIX = "shaper:win:";
+    static final String WINDOW_PREFIX = AdmissionAlgorithm.WINDOW_KEY_PREFIX;
 
     static final LimitScript TOKEN_BUCKET = new LimitScript(AdmissionAlgorithm.TOKEN_BUCKET,
             new RedisScript(TokenBucketScript.SOURCE, TokenBucketScript.SHA), TokenBucketScript.KEY_PREFIX, 3);

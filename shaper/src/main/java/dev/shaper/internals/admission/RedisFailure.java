@@ -67,7 +67,7 @@ public record RedisFailure(Kind kind, String detail) {
             case AUTHENTICATION -> "refuses the shaper's credentials: " + detail + "; check the user and password in"
                     + " shaper.redis.uri";
             case PERMISSION -> "does not let the shaper's user run a command it needs: " + detail + "; grant the ACL"
-                    + " user the commands listed in the README";
+                    + " user the commands listed in docs/security.md";
             case TLS -> "fails the TLS handshake: " + detail + "; the server's certificate must be signed by a CA the"
                     + " shaper trusts (shaper.redis.tls.ca.file or the JVM's truststore) and name the host of"
                     + " shaper.redis.uri";

@@ -194,6 +194,31 @@ public final class RedisTokenBuckets implements AutoCloseable {
     }
 
     /**
+     * Returns if the shaper's user may run the token-bucket script, every command it calls included; throws
+     * otherwise. A PING proves Redis answers, not that an ACL lets the user run the script: without this check a
+     * user allowed PING but not EVALSHA sent admission back to Redis at every ping, and out again at the next
+     * record. The probe charges nothing to a bucket of its own, {@link TokenBucketScript#PROBE_KEY}, which no
+     * admission key can name (and which expires within seconds).
+     */
+    public void probeScript() throws RedisUnavailableException {
+        long start = System.nanoTime();
+        byte[][] keys = {TokenBucketScript.PROBE_KEY.getBytes(StandardCharsets.UTF_8)};
+        byte[][] args = TokenBucketScript.args(new AdmissionRule(1, 1), 0, TokenBucketScript.Mode.CHARGE);
+        try {
+            StatefulRedisConnection<byte[], byte[]> c = calls();
+            try {
+                c.sync().evalsha(TokenBucketScript.SHA, ScriptOutputType.MULTI, keys, args);
+            } catch (RedisNoScriptException e) {
+                c.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, keys, args);
+            }
+        } catch (RedisException | IllegalStateException e) {
+            throw unavailable(e);
+        } finally {
+            observer.observe("ping", System.nanoTime() - start);
+        }
+    }
+
+    /**
      * The exception for a failed call: with the reconnect's failure as its cause when the connection is down,
      * since "not connected" alone would hide a refused password or certificate.
      */

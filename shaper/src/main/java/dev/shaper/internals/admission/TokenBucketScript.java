@@ -12,6 +12,12 @@ public final class TokenBucketScript {
     /** Prefix of the shaper's bucket names; the admission key follows in a {hash tag}. */
     public static final String KEY_PREFIX = "shaper:tb:";
 
+    /**
+     * The bucket the admission's health check charges nothing to, to learn whether the script may run: outside
+     * {@link #KEY_PREFIX}, so that no admission key names it, and under {@code shaper:} like every key of the shaper.
+     */
+    public static final String PROBE_KEY = "shaper:probe:{admission}";
+
     private static final RedisScript SCRIPT = RedisScript.load("dev/shaper/token-bucket.lua");
 
     /** The script's source. */

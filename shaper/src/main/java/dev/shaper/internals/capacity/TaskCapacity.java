@@ -68,6 +68,11 @@ public final class TaskCapacity {
         usedUnits[priority] += units;
     }
 
+    /** Whether the task's part comes from a pool by demand: only then does {@link #tick} need the queues' figures. */
+    public boolean isPooled() {
+        return member != null;
+    }
+
     /**
      * Whether {@code cost} units of {@code priority} may leave now beyond the task's own part, from what other tasks
      * of the instance gave up; they count as used.

@@ -32,11 +32,16 @@ public final class EffectiveSettings {
         return line.toString();
     }
 
+    /** Whether {@code key}'s value is a secret that no log line shows (a URI's password is masked apart). */
+    public static boolean isSecretKey(String key) {
+        return SECRET_KEY.matcher(key.toLowerCase(Locale.ROOT)).matches();
+    }
+
     private static String masked(String key, Object value) {
         if (value == null) {
             return "null";
         }
-        if (SECRET_KEY.matcher(key.toLowerCase(Locale.ROOT)).matches()) {
+        if (isSecretKey(key)) {
             return MASK;
         }
         String text = String.valueOf(value);

@@ -33,6 +33,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class OperationsServer implements AutoCloseable {
 
+    /** Prometheus' scrape path. */
+    public static final String METRICS_PATH = "/metrics";
+    /** The liveness probe's path: 200 unless Kafka Streams failed. */
+    public static final String LIVE_PATH = "/health/live";
+    /** The readiness probe's path: 200 once Kafka Streams runs with its stores restored, until a failure or a stop. */
+    public static final String READY_PATH = "/health/ready";
+
     private static final Logger LOG = LoggerFactory.getLogger(OperationsServer.class);
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
     /**
@@ -132,11 +139,11 @@ public final class OperationsServer implements AutoCloseable {
         if (!"GET".equals(request.method()) && !"HEAD".equals(request.method())) {
             return new Response(405, Response.JSON, Json.write(BucketsEndpoint.error(405, "only GET is supported")
                     .body()), Map.of("Allow", "GET, HEAD"));
-        } else if (path.equals("/metrics")) {
+        } else if (path.equals(METRICS_PATH)) {
             return new Response(200, PROMETHEUS_TEXT, registry.scrape().getBytes(StandardCharsets.UTF_8));
-        } else if (path.equals("/health/live")) {
+        } else if (path.equals(LIVE_PATH)) {
             return json(healthAnswer(health.isLive()));
-        } else if (path.equals("/health/ready")) {
+        } else if (path.equals(READY_PATH)) {
             return json(healthAnswer(health.isReady()));
         } else if (path.startsWith("/buckets/")) {
             return json(buckets.answer(path.substring("/buckets/".length()),

@@ -8,6 +8,7 @@ import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.internals.capacity.adaptive.CapacityDecision;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
 import dev.shaper.internals.capacity.adaptive.FeedbackListener;
+import dev.shaper.internals.rules.RulesTopicReader;
 import dev.shaper.internals.store.StateCacheBudget;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -15,7 +16,16 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmHeapPressureMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -60,6 +70,10 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String QUEUE_DELAY = "shaper.queue.delay";
     /** Records per second sent to the output topic (passed plus released). */
     public static final String RELEASE_RATE = "shaper.release.rate";
+    /** The finest release tick of this instance's tasks now: it follows the fastest key waiting. */
+    public static final String RELEASE_TICK = "shaper.release.tick";
+    /** How late release ticks routinely come, the most of this instance's tasks: made up at once. */
+    public static final String RELEASE_LATENESS = "shaper.release.lateness";
     /** 1 for the admission backend in use, 0 for the other; tags {@code backend} and {@code mode}. */
     public static final String ADMISSION_BACKEND = "shaper.admission.backend";
     /** Switches of the admission backend; tag {@code to} is {@code local} or {@code redis}. */
@@ -112,6 +126,10 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String CAPACITY_FEEDBACK_PRESENT = "shaper.capacity.feedback.present";
     /** Counter: feedback records that are not reports (no key, not the JSON of a report), ignored. */
     public static final String CAPACITY_FEEDBACK_MALFORMED = "shaper.capacity.feedback.malformed";
+    /** Counter: records of the rules topic; tag {@code outcome} is {@code applied} or {@code refused} (invalid). */
+    public static final String RULES_TOPIC_RECORDS = "shaper.rules.topic.records";
+    /** Gauge: the rules of the rules topic in force now. */
+    public static final String RULES_TOPIC_RULES = "shaper.rules.topic.rules";
 
     /**
      * The Kafka Streams settings key under which the application hands this object to the exception handlers
@@ -147,6 +165,9 @@ public final class ShaperMetrics implements AutoCloseable {
     private final SlidingRate releaseRate;
     private final Map<String, Timer> redisLatency = new ConcurrentHashMap<>();
     private KafkaStreamsMetrics streamsMetrics;
+    /** The binders of {@link #bindJvmAndProcess()} that listen to the JVM's collections until closed, or null. */
+    private JvmGcMetrics gcMetrics;
+    private JvmHeapPressureMetrics heapPressure;
     /** The instance's key-state cache, once the topology is built; the gauges read 0 before. */
     private volatile StateCacheBudget stateCache;
     private volatile CapacityPool capacity;
@@ -189,6 +210,15 @@ public final class ShaperMetrics implements AutoCloseable {
         Gauge.builder(RELEASE_RATE, releaseRate, SlidingRate::perSecond)
                 .description("Records per second sent to the output topic (passed at once plus released), averaged"
                         + " over the last " + SlidingRate.WINDOW_SECONDS + " complete seconds")
+                .register(registry);
+        Gauge.builder(RELEASE_TICK, this, m -> m.liveExtreme(TaskCounts::releaseTickMs, false) / 1000.0)
+                .baseUnit("seconds").description("The finest release tick of this instance's tasks: half the interval"
+                        + " between records of the fastest key waiting, within 1 ms and shaper.shaping.tick.ms")
+                .register(registry);
+        Gauge.builder(RELEASE_LATENESS, this, m -> m.liveExtreme(TaskCounts::routineLateMs, true) / 1000.0)
+                .baseUnit("seconds").description("How late this instance's release ticks routinely come (the median"
+                        + " over 2 s of each 100 ms's latest), the most of its tasks: keys make this up at once, so"
+                        + " it adds to their densest second; a longer stall is made up at 2 % above the rate")
                 .register(registry);
         // Over the live tasks only: a task that closed took its queues with it.
         Gauge.builder(QUEUE_RECORDS, this, m -> m.liveTotal(TaskCounts::queuedRecords))
@@ -262,6 +292,18 @@ public final class ShaperMetrics implements AutoCloseable {
                 sum += count.applyAsLong(counts);
             }
             return sum;
+        }
+    }
+
+    /** The largest ({@code max}) or smallest value of the live tasks; 0 without a task. */
+    private long liveExtreme(ToLongFunction<TaskCounts> value, boolean max) {
+        synchronized (taskCounts) {
+            long extreme = max ? Long.MIN_VALUE : Long.MAX_VALUE;
+            for (TaskCounts counts : taskCounts) {
+                long v = value.applyAsLong(counts);
+                extreme = max ? Math.max(extreme, v) : Math.min(extreme, v);
+            }
+            return taskCounts.isEmpty() ? 0 : extreme;
         }
     }
 
@@ -376,6 +418,20 @@ public final class ShaperMetrics implements AutoCloseable {
         Gauge.builder(name, loop, l -> value.applyAsDouble(l.status())).description(description).register(registry);
     }
 
+    /** Publishes what the rules topic's reader applied and refused. */
+    public void bindRulesTopic(RulesTopicReader reader) {
+        FunctionCounter.builder(RULES_TOPIC_RECORDS, reader, RulesTopicReader::appliedRecords)
+                .tag("outcome", "applied").description("Records of the rules topic that set or deleted a rule")
+                .register(registry);
+        FunctionCounter.builder(RULES_TOPIC_RECORDS, reader, RulesTopicReader::refusedRecords)
+                .tag("outcome", "refused").description("Records of the rules topic refused whole as invalid (each"
+                        + " logged once with its rule id); the rule they name stays as it was")
+                .register(registry);
+        Gauge.builder(RULES_TOPIC_RULES, reader, RulesTopicReader::topicRules)
+                .description("Rules of the rules topic in force now, after the rules file's")
+                .register(registry);
+    }
+
     /** Publishes which backend the admission uses and how often it switched. */
     public void bindAdmission(AdmissionController admission) {
         String mode = admission.mode().name().toLowerCase(Locale.ROOT);
@@ -411,6 +467,29 @@ public final class ShaperMetrics implements AutoCloseable {
         admission.observeRedisCalls(this::redisCall);
     }
 
+    /**
+     * Publishes the JVM's and the process's own meters, under Micrometer's standard names: heap and non-heap pools
+     * and buffers ({@code jvm_memory_used_bytes}), collections and their pauses ({@code jvm_gc_pause_seconds}, or
+     * {@code jvm_gc_concurrent_phase_time_seconds} for a concurrent collector's cycles), the share of time spent
+     * collecting ({@code jvm_gc_overhead}), threads, classes, the JVM's version ({@code jvm_info}), CPU
+     * ({@code process_cpu_usage}, {@code system_cpu_count}), uptime ({@code process_uptime_seconds}) and file
+     * descriptors ({@code process_files_open_files} against {@code process_files_max_files}). Near the memory bound
+     * is where an instance must stay observable; {@link #close()} stops the binders that listen to the JVM.
+     */
+    public synchronized void bindJvmAndProcess() {
+        new JvmMemoryMetrics().bindTo(registry);
+        gcMetrics = new JvmGcMetrics();
+        gcMetrics.bindTo(registry);
+        heapPressure = new JvmHeapPressureMetrics();
+        heapPressure.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new JvmInfoMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+    }
+
     /** Publishes Kafka Streams' own metrics (consumer, producer, threads, tasks, stores). */
     public synchronized void bindStreams(KafkaStreams streams) {
         streamsMetrics = new KafkaStreamsMetrics(streams);
@@ -421,6 +500,12 @@ public final class ShaperMetrics implements AutoCloseable {
     public synchronized void close() {
         if (streamsMetrics != null) {
             streamsMetrics.close();
+        }
+        if (gcMetrics != null) {
+            gcMetrics.close();
+            heapPressure.close();
+            gcMetrics = null;
+            heapPressure = null;
         }
     }
 }

@@ -32,6 +32,9 @@ public final class TaskCounts {
     /** What the task's queues hold now: the queue gauges count live tasks only. */
     private volatile long queuedRecords;
     private volatile long queuedBytes;
+    /** The task's release tick and how late its ticks routinely come, in milliseconds, as of its last tick. */
+    private volatile long releaseTickMs;
+    private volatile long routineLateMs;
     /** The wall-clock second whose output {@link #outputInSecond} counts: [start, end) in milliseconds. */
     private long secondStartMs = Long.MAX_VALUE;
     private long secondEndMs = Long.MIN_VALUE;
@@ -76,6 +79,20 @@ public final class TaskCounts {
     public void tick(long wallMs) {
         publishOutput();
         toSecondOf(wallMs);
+    }
+
+    /** The release's pace as of this tick: its tick and the lateness its ticks routinely show. */
+    public void pace(long tickMs, long routineLateMs) {
+        this.releaseTickMs = tickMs;
+        this.routineLateMs = routineLateMs;
+    }
+
+    long releaseTickMs() {
+        return releaseTickMs;
+    }
+
+    long routineLateMs() {
+        return routineLateMs;
     }
 
     /**

@@ -14,6 +14,8 @@ import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.shaping.Arrival;
 import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
+import dev.shaper.internals.shaping.ReleasePace;
+import dev.shaper.internals.shaping.StallMeter;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.shaping.TotalRateLimiter;
 import dev.shaper.internals.shaping.VirtualClock;
@@ -23,6 +25,7 @@ import dev.shaper.internals.store.QueuedTotals;
 import dev.shaper.internals.store.ScheduleStore;
 import dev.shaper.internals.store.TaskQueues;
 import java.time.Duration;
+import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -52,13 +55,17 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     private final Settings settings;
     private final RuleBook rules;
     private final ShaperMetrics metrics;
-    private final long tickNanos;
-    /**
-     * The longest step a release serves whole: twice the tick, and at least 100 ms, covers a busy stream thread's
-     * late ticks; the total rate makes up a longer stall a little faster than the clock, not at once (see
-     * TotalRateLimiter).
-     */
-    private final long burstNanos;
+    /** The release tick now: it follows the fastest key waiting (see ReleasePace#tickMs). */
+    private long tickMs;
+    private long tickNanos;
+    private Cancellable punctuator;
+    /** Wall time of the last release tick, to measure how late the next one comes. */
+    private long lastTickWallMs;
+    private StallMeter stalls;
+    /** What a key may owe at most: {@code shaper.shaping.catchup.max.ms}. */
+    private final long catchUpMaxNanos;
+    /** The least of {@link #burstNanos()}. */
+    private static final long MIN_BURST_NANOS = 100_000_000L;
     /** Null when no key has an admission limit. */
     private final AdmissionStep admission;
     /** The instance's pool of the total rate, shared by demand; null for a fixed share per task. */
@@ -94,8 +101,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.backlogs = backlogs;
         this.restores = restores;
         this.metrics = metrics;
-        this.tickNanos = settings.tickMs() * 1_000_000L;
-        this.burstNanos = Math.max(2 * tickNanos, 100_000_000L);
+        this.catchUpMaxNanos = settings.catchUpMaxMs() * 1_000_000L;
         this.admission = admission == null ? null : new AdmissionStep(admission, rules, settings.admissionKeyHeader());
         this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
                 settings.topicLimits().rejectedTimes());
@@ -119,7 +125,34 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.outputs = new OutputChecks(settings.topicLimits(), wallNow);
         QueuedTotals restored = queues.restoredTotals();
         this.counts = metrics.registerTaskCounts(restored.records(), restored.bytes());
-        context.schedule(Duration.ofMillis(settings.tickMs()), PunctuationType.WALL_CLOCK_TIME, this::release);
+        this.punctuator = null;
+        this.stalls = new StallMeter(settings.catchUpMaxMs() * 1_000_000L);
+        this.lastTickWallMs = wallNow;
+        followWaitingRates();
+    }
+
+    /**
+     * The longest step a release of the total rate serves whole: twice the tick, and at least 100 ms, covers a busy
+     * stream thread's late ticks; the total rate makes up a longer stall a little faster than the clock, not at once
+     * (see TotalRateLimiter).
+     */
+    private long burstNanos() {
+        return Math.max(2 * tickNanos, MIN_BURST_NANOS);
+    }
+
+    /** Schedules the release at the tick the fastest waiting key needs, if it is not scheduled at that tick yet. */
+    private void followWaitingRates() {
+        long wanted = ReleasePace.tickMs(queues.fastestWaitingRate(), settings.tickMs());
+        if (punctuator != null && wanted == tickMs) {
+            return;
+        }
+        if (punctuator != null) {
+            punctuator.cancel();
+        }
+        tickMs = wanted;
+        tickNanos = wanted * 1_000_000L;
+        lastTickWallMs = context.currentSystemTimeMs(); // the next tick's lateness counts from here
+        punctuator = context.schedule(Duration.ofMillis(wanted), PunctuationType.WALL_CLOCK_TIME, this::release);
     }
 
     @Override
@@ -135,7 +168,14 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             reject(record, unfit);
             return;
         }
-        long cost = ((CheckOutcome.Valid) checked).cost();
+        CheckOutcome.Valid valid = (CheckOutcome.Valid) checked;
+        if (valid.deadlineMs() < wallNow) {
+            // Before admission: a record that cannot leave in time must not take tokens.
+            reject(record, new Refusal(RejectReason.DEADLINE_EXCEEDED, "arrived " + (wallNow - valid.deadlineMs())
+                    + " ms after its deadline " + valid.deadlineMs() + " (" + ShaperHeaders.DEADLINE_MS + ")"));
+            return;
+        }
+        long cost = valid.cost();
         KeyEntry entry = null;
         if (admission != null) {
             entry = admission.usesKeyEntry() ? queues.entry(record.key()) : null;
@@ -150,12 +190,14 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         if (entry == null) {
             entry = queues.entry(record.key());
         }
-        shape(record, cost, entry, now, wallNow);
+        shape(record, valid, entry, now, wallNow);
     }
 
     /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
-    private void shape(Record<byte[], byte[]> record, long cost, KeyEntry entry, long now, long wallNow) {
-        ShapingRule rule = rules.ruleFor(record.key());
+    private void shape(Record<byte[], byte[]> record, CheckOutcome.Valid valid, KeyEntry entry, long now,
+                       long wallNow) {
+        long cost = valid.cost();
+        ShapingRule rule = queues.pinned(entry, rules.ruleFor(record.key()));
         // A record may not pass ahead of records of a higher priority that the total rate holds back, nor at a
         // priority the capacity does not reach now.
         boolean totalAllows = total.canPass(now) && !queues.heldBackAbove(rule.priority())
@@ -175,6 +217,13 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             context.forward(record, settings.shapedChild());
             counts.passed(wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
+            // Its wait: to its due, or to its key's next release slot if that is later, or behind the total rate.
+            long waitNanos = Math.max(Math.max(enqueue.dueNanos(), entry.state().releaseTatNanos()) - now, capWait);
+            Refusal unwanted = waitRefused(valid, waitNanos, wallNow);
+            if (unwanted != null) {
+                reject(record, unwanted); // the key's state stays as it was: the record never joined the queue
+                return;
+            }
             if (queues.queuedRecords() >= settings.maxTaskQueue()) {
                 reject(record, new Refusal(RejectReason.QUEUE_FULL, settings.tickMs(), "the queues of this partition"
                         + " hold " + queues.queuedRecords() + " records, the most allowed is "
@@ -182,9 +231,12 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                 return;
             }
             TaskQueues.Enqueued queued = queues.enqueue(entry, record.key(), rule, enqueue.dueNanos(), enqueue.state(),
-                    record.timestamp(), wallNow, cost, record.headers(), record.value());
+                    record.timestamp(), wallNow, cost, valid.deadlineMs(), record.headers(), record.value());
             if (queued.stored()) {
                 counts.queued(queued.storedBytes());
+                if (enqueue.state().queuedRecords() == 1) {
+                    followWaitingRates(); // a key started waiting: it may need a finer tick from now on
+                }
             } else {
                 reject(record, outputs.whyNotQueueable(queued.storedBytes()));
             }
@@ -193,20 +245,45 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
     }
 
+    /**
+     * Why a record that would wait {@code waitNanos} does not, by its own choice: its expected release is after its
+     * deadline, or it asked to be rejected rather than queued ({@code shaper.on.limit: reject}); null if it waits.
+     */
+    private static Refusal waitRefused(CheckOutcome.Valid valid, long waitNanos, long wallNow) {
+        long waitMs = Math.max(1, (waitNanos + 999_999) / 1_000_000); // rounded up: no retry sooner than the wait
+        if (wallNow + waitMs > valid.deadlineMs()) {
+            return new Refusal(RejectReason.DEADLINE_EXCEEDED, "would be released in " + waitMs + " ms, at "
+                    + (wallNow + waitMs) + ", after its deadline " + valid.deadlineMs() + " ("
+                    + ShaperHeaders.DEADLINE_MS + ")");
+        }
+        if (valid.rejectsWaiting()) {
+            return new Refusal(RejectReason.RATE_LIMITED, waitMs, "would wait " + waitMs + " ms in its key's queue,"
+                    + " and asked to be rejected instead (" + ShaperHeaders.ON_LIMIT + ": "
+                    + ShaperHeaders.ON_LIMIT_REJECT + ")");
+        }
+        return null;
+    }
+
     /** The punctuator: releases the queued records that have fallen due, as their keys' rules and the total cap allow. */
     private void release(long wallNow) {
+        stalls.tick((wallNow - lastTickWallMs - tickMs) * 1_000_000L, wallNow);
+        lastTickWallMs = wallNow;
         long before = clock.current();
         long now = clock.advance(wallNow);
         queues.startTick(now);
-        capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());
+        if (capacity.isPooled()) { // the figures cost two arrays a tick, at ticks down to 1 ms
+            capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());
+        }
         bucketRelease.startTick(now, now - before, wallNow);
         leaving.wallNow = wallNow;
         queues.releaseDue(now, bucketRelease, leaving);
         if (!queues.totalHeldBack()) {
-            capacity.giveUpUnused(now, Math.min(now - before, burstNanos), settings.tickMs() / 1000.0);
+            capacity.giveUpUnused(now, Math.min(now - before, burstNanos()), settings.tickMs() / 1000.0);
         }
         queues.endTick(now);
+        followWaitingRates();
         counts.tick(wallNow);
+        counts.pace(tickMs, stalls.routineLateNanos() / 1_000_000L);
         if (!total.isUnlimited()) {
             backlogs.publish(context.taskId().partition(), total.backlogNanos(now, queues.queuedUnits()));
         }
@@ -230,9 +307,19 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         counts.released(wallNow, waitedMs, storedBytes);
     }
 
-    /** A queued record that waited past its key's {@code max.delay.ms} (and a tick) goes to the rejected topic. */
+    /**
+     * A queued record that waited past its key's {@code max.delay.ms} (and a tick), or is still queued at its
+     * deadline, goes to the rejected topic.
+     */
     private void rejectExpired(byte[] key, QueuedRecord queued, long storedBytes, long wallNow) {
         Record<byte[], byte[]> expired = new Record<>(key, queued.value(), queued.timestamp(), queued.headers());
+        if (wallNow > queued.deadlineMs()) {
+            reject(expired, new Refusal(RejectReason.DEADLINE_EXCEEDED, "still queued at its deadline "
+                    + queued.deadlineMs() + " (" + ShaperHeaders.DEADLINE_MS + "), " + (wallNow - queued.deadlineMs())
+                    + " ms after it, having waited " + (wallNow - queued.enqueuedWallMs()) + " ms"));
+            counts.dequeuedToRejected(storedBytes);
+            return;
+        }
         // A retry is worth it once what the task has queued now has left, at its part of the total rate.
         long retryAfterMs = Math.max(settings.tickMs(),
                 total.backlogNanos(clock.current(), queues.queuedUnits()) / 1_000_000L);
@@ -266,7 +353,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
         void startTick(long nowNanos, long stepNanos, long wallNowMs) {
             now = nowNanos;
-            step = Math.min(stepNanos, burstNanos);
+            step = Math.min(stepNanos, burstNanos());
             wallNow = wallNowMs;
             ruleKey = null; // the rules may have changed between ticks; a key array may be reused
         }
@@ -284,14 +371,14 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
 
         @Override
-        public boolean expired(byte[] key, long enqueuedWallMs) {
-            return wallNow - enqueuedWallMs > ruleFor(key).maxDelayMs() + settings.tickMs();
+        public boolean expired(byte[] key, long enqueuedWallMs, long deadlineMs) {
+            return wallNow > deadlineMs || wallNow - enqueuedWallMs > ruleFor(key).maxDelayMs() + settings.tickMs();
         }
 
         @Override
-        public KeyState release(byte[] key, KeyState state, long cost) {
-            ShapingRule rule = ruleFor(key);
-            return LeakyBucket.release(state, rule, now, LeakyBucket.releaseTolerance(rule, tickNanos), cost);
+        public KeyState release(byte[] key, KeyState state, long dueNanos, long cost) {
+            return LeakyBucket.release(state, ruleFor(key), now, dueNanos, LeakyBucket.releaseTolerance(tickNanos),
+                    stalls.routineLateNanos(), catchUpMaxNanos, cost);
         }
 
         @Override

@@ -9,18 +9,20 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Finds the rule of a key: the first rule of the rules file that matches, the defaults otherwise.
- * Matching a key against many patterns is not free, so recent answers are remembered (bounded).
+ * Finds the rule of a key: the first rule in force that matches, the defaults otherwise. Matching a key against many
+ * patterns is not free, so recent answers are remembered (bounded), for the version of the rules they were found in:
+ * each look-up reads the {@link LiveRules}' current version (one volatile read) and forgets the answers when it
+ * changed, so a new version applies from the next look-up on.
  *
- * <p>Not thread-safe: each stream task has its own.
+ * <p>Not thread-safe: each stream task has its own (see {@link #copy}); the versions they read are shared.
  */
 public final class RuleBook {
 
     private static final int MAX_REMEMBERED = 10_000;
 
-    private final ShapingRule defaults;
-    private final AdmissionPolicy defaultAdmission;
-    private final List<KeyRule> rules;
+    private final LiveRules source;
+    /** The version the remembered answers belong to. */
+    private RuleSet seen;
     private final Map<String, ShapingRule> remembered = remembering();
     private final Map<String, Optional<AdmissionPolicy>> rememberedAdmission = remembering();
 
@@ -30,9 +32,13 @@ public final class RuleBook {
 
     /** @param defaultAdmission the admission of keys no rule gives one; null for none */
     public RuleBook(ShapingRule defaults, AdmissionPolicy defaultAdmission, List<KeyRule> rules) {
-        this.defaults = defaults;
-        this.defaultAdmission = defaultAdmission;
-        this.rules = List.copyOf(rules);
+        this(LiveRules.fixed(new RuleSet(defaults, defaultAdmission, rules)));
+    }
+
+    /** A book over the rules in force in {@code source}, which may change while the shaper runs. */
+    public RuleBook(LiveRules source) {
+        this.source = source;
+        this.seen = source.current();
     }
 
     private static <V> Map<String, V> remembering() {
@@ -44,28 +50,64 @@ public final class RuleBook {
         };
     }
 
-    /** A copy with its own memory of answers, for another task. */
-    public RuleBook copy() {
-        return new RuleBook(defaults, defaultAdmission, rules);
+    /** The version in force, the remembered answers forgotten if it is new. */
+    private RuleSet current() {
+        RuleSet now = source.current();
+        if (now != seen) {
+            seen = now;
+            remembered.clear();
+            rememberedAdmission.clear();
+        }
+        return now;
     }
 
-    /** True if any key can have an admission limit: the stage is needed. */
+    /** A book over the same rules with its own memory of answers, for another task. */
+    public RuleBook copy() {
+        return new RuleBook(source);
+    }
+
+    /** The fastest shaping rate any key can have now, in records per second: the finest release tick it may need. */
+    public double fastestRate() {
+        RuleSet rules = source.current();
+        double fastest = rules.defaults().ratePerSecond();
+        for (KeyRule rule : rules.rules()) {
+            fastest = Math.max(fastest, rule.shaping().ratePerSecond());
+        }
+        return fastest;
+    }
+
+    /** The rules this book reads, shared with its copies. */
+    public LiveRules source() {
+        return source;
+    }
+
+    /** The version of the rules in force now. */
+    public RuleSet version() {
+        return source.current();
+    }
+
+    /**
+     * True if any key can have an admission limit, now or, for rules that change while the shaper runs, later: the
+     * admission stage is needed.
+     */
     public boolean hasAdmission() {
-        return defaultAdmission != null || rules.stream().anyMatch(r -> r.admission() != null);
+        return source.isUpdatable() || source.current().hasAdmission();
     }
 
     /** The admission of {@code admissionKey} (its algorithm and limits), or null if it is not limited. */
     public AdmissionPolicy admissionFor(byte[] admissionKey) {
-        if (rules.isEmpty()) {
-            return defaultAdmission;
+        RuleSet rules = current();
+        if (rules.rules().isEmpty() || !rules.hasAdmission()) {
+            return rules.defaultAdmission();
         }
         String key = new String(admissionKey, StandardCharsets.UTF_8);
         Optional<AdmissionPolicy> known = rememberedAdmission.get(key);
         if (known == null) {
-            known = Optional.ofNullable(defaultAdmission);
-            for (KeyRule rule : rules) {
+            known = Optional.ofNullable(rules.defaultAdmission());
+            for (KeyRule rule : rules.rules()) {
                 if (rule.matcher().matches(key)) {
-                    known = Optional.ofNullable(rule.admission() != null ? rule.admission() : defaultAdmission);
+                    known = Optional.ofNullable(rule.admission() != null ? rule.admission()
+                            : rules.defaultAdmission());
                     break;
                 }
             }
@@ -76,34 +118,40 @@ public final class RuleBook {
 
     /** The first rule whose pattern matches {@code key}, or empty when the defaults apply (for diagnostics). */
     public Optional<KeyRule> firstMatch(String key) {
-        return rules.stream().filter(rule -> rule.matcher().matches(key)).findFirst();
+        return source.current().rules().stream().filter(rule -> rule.matcher().matches(key)).findFirst();
     }
 
     /** The admission of keys no rule gives one; null for none. */
     public AdmissionPolicy defaultAdmission() {
-        return defaultAdmission;
+        return source.current().defaultAdmission();
     }
 
     public ShapingRule defaults() {
-        return defaults;
+        return source.current().defaults();
     }
 
+    /** The rules in force now, first match wins. */
     public List<KeyRule> rules() {
-        return rules;
+        return source.current().rules();
     }
 
     public ShapingRule ruleFor(byte[] key) {
-        if (rules.isEmpty()) {
-            return defaults;
+        RuleSet rules = current();
+        if (rules.rules().isEmpty()) {
+            return rules.defaults();
         }
-        return ruleFor(new String(key, StandardCharsets.UTF_8));
+        return ruleFor(rules, new String(key, StandardCharsets.UTF_8));
     }
 
     public ShapingRule ruleFor(String key) {
+        return ruleFor(current(), key);
+    }
+
+    private ShapingRule ruleFor(RuleSet rules, String key) {
         ShapingRule known = remembered.get(key);
         if (known == null) {
-            known = defaults;
-            for (KeyRule rule : rules) {
+            known = rules.defaults();
+            for (KeyRule rule : rules.rules()) {
                 if (rule.matcher().matches(key)) {
                     known = rule.shaping();
                     break;

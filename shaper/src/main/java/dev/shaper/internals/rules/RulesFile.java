@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.shaper.ShaperConfig;
@@ -70,9 +71,14 @@ public final class RulesFile {
             @JsonProperty("burst") Double burst) {
     }
 
-    /** The whole file. */
-    record FileSpec(@JsonProperty("rules") List<RuleSpec> rules) {
+    /** The whole file; each entry is read by {@link #ruleFrom}, as a rule of the rules topic is. */
+    record FileSpec(@JsonProperty("rules") List<JsonNode> rules) {
     }
+
+    /** The fields a rule may have, for error messages. */
+    static final String RULE_FIELDS = "one of exact, prefix, glob, regex and optional rate, max.queue, max.delay.ms,"
+            + " priority, weight, admission.rate, admission.burst, admission.algorithm, admission.limits (each limit"
+            + " with rate, per, burst)";
 
     private static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -87,15 +93,22 @@ public final class RulesFile {
      * defaults alone when no file is set.
      */
     public static RuleBook forConfig(ShaperConfig config) {
+        return new RuleBook(LiveRules.fixed(ruleSetFor(config)));
+    }
+
+    /** The version of the rules {@code config} names, as {@link #forConfig}, to build on (the rules topic). */
+    public static RuleSet ruleSetFor(ShaperConfig config) {
         if (config.rulesFile().isBlank()) {
-            return new RuleBook(config.defaultShapingRule(), config.defaultAdmission(), List.of());
+            return new RuleSet(config.defaultShapingRule(), config.defaultAdmission(), config.admissionAlgorithm(),
+                    List.of());
         }
         Path file = Path.of(config.rulesFile());
         if (!Files.isReadable(file)) {
             throw new ConfigException(ShaperConfig.RULES_FILE_CONFIG, config.rulesFile(),
                     "expected the path of a readable YAML or JSON rules file");
         }
-        return load(file, config.defaultShapingRule(), config.defaultAdmission(), config.admissionAlgorithm());
+        return load(file, config.defaultShapingRule(), config.defaultAdmission(), config.admissionAlgorithm())
+                .version();
     }
 
     /** Reads {@code file}; the defaults fill every field a rule leaves out. */
@@ -141,9 +154,7 @@ public final class RulesFile {
                 throw new RulesFileException(source + ": not valid YAML or JSON: " + syntax.getOriginalMessage());
             }
             throw new RulesFileException(source + ": " + describePath(e) + e.getOriginalMessage()
-                    + "; expected a list 'rules' of entries with one of exact, prefix, glob, regex and"
-                    + " optional rate, max.queue, max.delay.ms, priority, weight, admission.rate, admission.burst,"
-                    + " admission.algorithm, admission.limits (each limit with rate, per, burst)");
+                    + "; expected a list 'rules' of entries with " + RULE_FIELDS);
         } catch (JacksonException e) {
             throw new RulesFileException(source + ": not valid YAML or JSON: " + e.getOriginalMessage());
         }
@@ -152,10 +163,37 @@ public final class RulesFile {
         }
         List<KeyRule> rules = new ArrayList<>();
         for (int i = 0; i < spec.rules().size(); i++) {
-            rules.add(toRule(source + ": rules[" + i + "]", spec.rules().get(i), defaults, defaultAdmission,
+            rules.add(ruleFrom(source + ": rules[" + i + "]", spec.rules().get(i), defaults, defaultAdmission,
                     defaultAlgorithm));
         }
-        return new RuleBook(defaults, defaultAdmission, rules);
+        return new RuleBook(LiveRules.fixed(new RuleSet(defaults, defaultAdmission, defaultAlgorithm, rules)));
+    }
+
+    /**
+     * One rule from its YAML or JSON form: an entry of a rules file, or the value of a rules topic's record without
+     * its {@code order}. Any field left out takes the default.
+     *
+     * @param where names the rule in an error message, e.g. {@code "rules.yaml: rules[2]"}
+     * @param defaultAdmission the admission of a rule that sets none; null for no admission limit
+     * @param defaultAlgorithm the algorithm of a rule that sets admission limits but no admission.algorithm
+     * @throws RulesFileException naming {@code where}, the field and what is expected
+     */
+    static KeyRule ruleFrom(String where, JsonNode node, ShapingRule defaults, AdmissionPolicy defaultAdmission,
+                            AdmissionAlgorithm defaultAlgorithm) {
+        if (node == null || node.isNull()) {
+            return toRule(where, null, defaults, defaultAdmission, defaultAlgorithm);
+        }
+        RuleSpec spec;
+        try {
+            spec = MAPPER.treeToValue(node, RuleSpec.class);
+        } catch (JsonMappingException e) {
+            String path = describePath(e);
+            throw new RulesFileException(where + (path.isEmpty() ? ": " : "." + path) + e.getOriginalMessage()
+                    + "; expected a rule with " + RULE_FIELDS);
+        } catch (JacksonException e) {
+            throw new RulesFileException(where + ": " + e.getOriginalMessage());
+        }
+        return toRule(where, spec, defaults, defaultAdmission, defaultAlgorithm);
     }
 
     private static KeyRule toRule(String where, RuleSpec spec, ShapingRule defaults, AdmissionPolicy defaultAdmission,

@@ -66,20 +66,38 @@ public final class LeakyBucket {
     }
 
     /**
-     * The release side: whether a queued record that is due may leave at {@code nowNanos}, and the key's state
-     * if it does ({@code null} if it must wait for a later tick).
+     * The release side: whether a queued record due at {@code dueNanos} may leave at {@code nowNanos}, and the key's
+     * state if it does ({@code null} if it must wait for a later tick).
      *
-     * <p>Dues alone would let a key release everything that fell due while the release was late (a slow
-     * commit, a GC pause) in one go. So releases also pass a GCRA of their own: a release is allowed when the
-     * key's release schedule is at most {@code toleranceNanos} ahead of now, and each release moves that
-     * schedule by {@code cost / rate}. In any window of length W a key then releases at most
-     * {@code rate x (W + tolerance) + 1} units; see {@link #releaseTolerance}.
+     * <p>Dues alone would let a key release everything that fell due while the release was late in one go. So
+     * releases also pass a GCRA of their own: a release is allowed when the key's release schedule is at most
+     * {@code toleranceNanos} (a tick) ahead of now, and each release moves that schedule by {@code cost / rate}. The
+     * schedule remembers {@link ReleasePace#jitterMemoryNanos} of lateness, made up at once; while a record leaves
+     * more than a tick after its due, a release moves the schedule by {@code cost / (rate x CATCH_UP_SPEED)}, so the
+     * key makes up the rest a little faster than its rate instead of losing it (see {@link ReleasePace}).
      */
-    public static KeyState release(KeyState state, ShapingRule rule, long nowNanos, long toleranceNanos, long cost) {
+    public static KeyState release(KeyState state, ShapingRule rule, long nowNanos, long dueNanos,
+                                   long toleranceNanos, long cost) {
+        return release(state, rule, nowNanos, dueNanos, toleranceNanos, 0, Long.MAX_VALUE, cost);
+    }
+
+    /**
+     * Like {@link #release(KeyState, ShapingRule, long, long, long, long)}, making up at once at least
+     * {@code observedLateNanos}: the lateness the task's ticks routinely show (see {@link StallMeter}); and making
+     * up nothing of a record more than {@code owedMaxNanos} ({@code shaper.shaping.catchup.max.ms}) behind its due:
+     * a key that fell that far behind resumes at its rate, and the time is forgotten.
+     */
+    public static KeyState release(KeyState state, ShapingRule rule, long nowNanos, long dueNanos,
+                                   long toleranceNanos, long observedLateNanos, long owedMaxNanos, long cost) {
         if (state.releaseTatNanos() > nowNanos + toleranceNanos) { // not "tat - tolerance": MIN_VALUE would wrap
             return null;
         }
-        long next = saturatedAdd(Math.max(state.releaseTatNanos(), nowNanos), rule.intervalNanos(cost));
+        long memory = Math.max(ReleasePace.jitterMemoryNanos(rule), observedLateNanos);
+        long interval = rule.intervalNanos(cost);
+        long late = nowNanos - dueNanos;
+        boolean behind = late > toleranceNanos && late <= owedMaxNanos;
+        long step = behind ? (long) (interval / ReleasePace.CATCH_UP_SPEED) : interval;
+        long next = saturatedAdd(Math.max(state.releaseTatNanos(), nowNanos - memory), step);
         return state.withReleased(cost).withReleaseTat(next);
     }
 
@@ -92,15 +110,13 @@ public final class LeakyBucket {
     }
 
     /**
-     * How far ahead of its release schedule a key may release. A tick that covers more than one record's
-     * interval must release all of them, so the tolerance is at least a tick. When records are further apart
-     * than a tick, it is one interval, at most two ticks: a tick that runs late then costs no rate, and a
-     * window of W holds at most {@code rate x W + 1} releases for whole {@code rate x W}. (Transport to the
-     * broker and exactly-once transactions add their own jitter after the release.)
+     * How far ahead of its release schedule a key may release: one tick, so that a slot between two ticks leaves
+     * at the one before it; with ticks at most half the interval between a waiting key's records (see
+     * {@link ReleasePace#tickMs}) that adds at most half a record to any window. (Transport to the broker and
+     * exactly-once transactions add their own jitter after the release.)
      */
-    public static long releaseTolerance(ShapingRule rule, long tickNanos) {
-        long interval = rule.intervalNanos(1);
-        return interval <= tickNanos ? tickNanos : Math.min(interval, 2 * tickNanos);
+    public static long releaseTolerance(long tickNanos) {
+        return tickNanos;
     }
 
     /** Whole milliseconds, rounded up, never below one: a retry sooner than the wait cannot succeed. */

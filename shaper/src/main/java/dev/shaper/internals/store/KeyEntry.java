@@ -28,6 +28,11 @@ public final class KeyEntry {
     boolean inInner;
     /** What admission keeps for this key, created at its first use; see {@link #admission()}. */
     private KeyAdmission admission;
+    /**
+     * The band the key's queued records wait in, fixed when its queue starts (see {@link TaskQueues#pinned}); null
+     * when unknown: a state stored before bands were kept. Meaningless while nothing is queued.
+     */
+    ScheduleBand queuedBand;
 
     KeyEntry(Bytes key, KeyState state, ChangeListener listener) {
         this.key = key;
@@ -37,6 +42,11 @@ public final class KeyEntry {
 
     public KeyState state() {
         return state;
+    }
+
+    /** The band the key's queued records wait in; null when nothing is queued or it is not known. */
+    public ScheduleBand queuedBand() {
+        return state.queuedRecords() > 0 ? queuedBand : null;
     }
 
     /**

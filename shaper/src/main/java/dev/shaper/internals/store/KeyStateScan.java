@@ -1,7 +1,6 @@
 package dev.shaper.internals.store;
 
 import dev.shaper.internals.shaping.KeyState;
-import java.util.function.BiConsumer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -13,15 +12,21 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class KeyStateScan {
 
+    /** Sees each key with queued records in a scan. */
+    interface Waiting {
+        /** @param band the band its records wait in; null when the state does not say (stored before bands were kept) */
+        void key(byte[] recordKey, KeyState state, ScheduleBand band);
+    }
+
     private KeyStateScan() {
     }
 
     /**
      * What the stored states say is queued, so that a task's queue gauges include what it restored. Only keys with
      * something queued or a recent past are stored, not every key seen. {@code waiting} sees each key with queued
-     * records, and its state.
+     * records, its state and band.
      */
-    static QueuedTotals queuedTotals(KeyValueStore<Bytes, byte[]> inner, BiConsumer<byte[], KeyState> waiting) {
+    static QueuedTotals queuedTotals(KeyValueStore<Bytes, byte[]> inner, Waiting waiting) {
         long records = 0;
         long units = 0;
         long bytes = 0;
@@ -34,7 +39,7 @@ final class KeyStateScan {
                     units += state.queuedUnits();
                     bytes += state.queuedBytes();
                     if (state.queuedRecords() > 0) {
-                        waiting.accept(KeyStateKeys.recordKey(entry.key).get(), state);
+                        waiting.key(KeyStateKeys.recordKey(entry.key).get(), state, KeyStateCodec.band(entry.value));
                     }
                 }
             }

@@ -4,7 +4,6 @@ import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BiConsumer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -95,9 +94,9 @@ public final class KeyStateStore extends WriteBehindStore {
 
     /**
      * What the stored states say is queued: a full scan, made once when a task starts so that the queue gauges
-     * include what it restored; {@code waiting} sees each key with queued records, and its state.
+     * include what it restored; {@code waiting} sees each key with queued records, its state and band.
      */
-    public QueuedTotals queuedTotals(BiConsumer<byte[], KeyState> waiting) {
+    public QueuedTotals queuedTotals(KeyStateScan.Waiting waiting) {
         return KeyStateScan.queuedTotals(inner, waiting);
     }
 
@@ -128,6 +127,7 @@ public final class KeyStateStore extends WriteBehindStore {
         byte[] raw = inner.get(storeKey);
         KeyEntry slot = new KeyEntry(storeKey, raw == null ? KeyState.ABSENT : KeyStateCodec.decode(raw), changes);
         if (raw != null) {
+            slot.queuedBand = KeyStateCodec.band(raw);
             stored.markStored(slot);
         }
         cache.add(key, slot, clock.now());
@@ -171,7 +171,7 @@ public final class KeyStateStore extends WriteBehindStore {
                 stored.markNotStored(slot);
             }
         } else {
-            batch.add(KeyValue.pair(slot.key, KeyStateCodec.encode(slot.state)));
+            batch.add(KeyValue.pair(slot.key, KeyStateCodec.encode(slot.state, slot.queuedBand)));
             stored.markStored(slot);
         }
     }

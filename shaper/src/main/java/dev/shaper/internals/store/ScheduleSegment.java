@@ -12,10 +12,17 @@ import org.apache.kafka.common.utils.Bytes;
  * <p>Binary layout, version 2: {@code version:1 (due:8 length:4 record)*}, in due order, where
  * {@code record} is a {@link QueuedRecord} encoding. Positions are byte offsets into the segment: the
  * first record is at {@link #FIRST}, and a position equal to the segment's length means "past the last".
+ *
+ * <p>Version 1, before segments, stored one record per entry, under the record's own schedule key: the entry's
+ * value is the record's {@link QueuedRecord} encoding, whose own first byte is its version, 1 (so no segment
+ * version is ever 1). {@link #read} still reads it, so a store that version wrote still releases its records; an
+ * entry of version 1 is never written again, only deleted when its record leaves. Writers write version 2.
  */
 final class ScheduleSegment {
 
     static final byte VERSION = 2;
+    /** The first byte of an entry of version 1: its record's {@link QueuedRecord} version. */
+    static final byte VERSION_1 = 1;
     /** The position of a segment's first record. */
     static final int FIRST = 1;
     /** The most records one segment holds, so that rewriting what remains of one stays cheap. */
@@ -45,13 +52,26 @@ final class ScheduleSegment {
         segment.putLong(dueNanos).putInt(value.length).put(value);
     }
 
-    /** Fails with a message naming the entry when {@code segment} is not in this layout. */
-    static void checkVersion(Bytes scheduleKey, byte[] segment) {
-        if (segment.length == 0 || segment[0] != VERSION) {
-            throw new IllegalStateException("schedule store entry " + scheduleKey + " is not a version-" + VERSION
-                    + " segment (first byte " + (segment.length == 0 ? "missing" : segment[0]) + "); state written"
-                    + " by another version of the shaper must be reset (kafka-streams-application-reset)");
-        }
+    /**
+     * The entry {@code stored} under {@code scheduleKey} (as its band sees it) as a segment of version 2: a segment
+     * as it is, an entry of version 1 as a segment of its one record. Fails with a message naming the entry and
+     * the version when it is neither.
+     */
+    static byte[] read(Bytes scheduleKey, byte[] stored) {
+        byte version = stored.length == 0 ? 0 : stored[0];
+        return switch (version) {
+            case VERSION -> stored;
+            case VERSION_1 -> ofVersion1(ScheduleKeys.due(scheduleKey), stored);
+            default -> throw UnreadableFormat.version("schedule store entry " + scheduleKey, stored,
+                    "versions 1 (a record per entry) and 2 (segments)");
+        };
+    }
+
+    /** The segment of the one record of an entry of version 1, which is its value; its due is in its key. */
+    private static byte[] ofVersion1(long dueNanos, byte[] record) {
+        ByteBuffer segment = start(FRAMING + RECORD_HEADER + record.length);
+        append(segment, dueNanos, record);
+        return segment.array();
     }
 
     static long dueAt(byte[] segment, int position) {

@@ -39,7 +39,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *
  * <p>A scan shows every record on its own, as an {@link Entry}, in departure order per key; the records of
  * a run or a stored segment are shown together, at the run's or segment's {@link Entry#position() position}
- * in the order.
+ * in the order. A stored entry of the format before segments (one record per entry, version 1) is read as a
+ * segment of its one record ({@link ScheduleSegment#read}), so a store written by that version still releases
+ * its records; it is deleted when its record leaves, and never written again.
  */
 public final class ScheduleStore extends WriteBehindStore {
 
@@ -86,6 +88,11 @@ public final class ScheduleStore extends WriteBehindStore {
          */
         public byte[] recordKey() {
             return recordKey;
+        }
+
+        /** The record's due: its slot on its key's rate schedule, in the task's virtual time. */
+        public long dueNanos() {
+            return dueNanos;
         }
 
         /** The {@link QueuedRecord} encoding. */
@@ -301,8 +308,8 @@ public final class ScheduleStore extends WriteBehindStore {
     }
 
     /** Shows the due records of one stored segment; false if the visitor stopped. */
-    private boolean showSegment(Bytes segmentKey, byte[] segment, Bytes to, Predicate<Entry> visitor) {
-        ScheduleSegment.checkVersion(segmentKey, segment);
+    private boolean showSegment(Bytes segmentKey, byte[] stored, Bytes to, Predicate<Entry> visitor) {
+        byte[] segment = ScheduleSegment.read(segmentKey, stored);
         byte[] recordKey = ScheduleKeys.recordKey(segmentKey);
         Integer cursor = cursors.get(segmentKey);
         int position = cursor != null ? cursor : ScheduleSegment.FIRST;
@@ -357,7 +364,7 @@ public final class ScheduleStore extends WriteBehindStore {
         for (Map.Entry<Bytes, Integer> cursor : cursors.entrySet()) {
             if (cursor.getValue() > ScheduleSegment.FIRST) {
                 Bytes segmentKey = cursor.getKey();
-                byte[] segment = table.get(segmentKey);
+                byte[] segment = ScheduleSegment.read(segmentKey, table.get(segmentKey));
                 int position = cursor.getValue();
                 Bytes restKey = ScheduleKeys.of(ScheduleSegment.dueAt(segment, position),
                         ScheduleKeys.recordKey(segmentKey));

@@ -34,14 +34,17 @@ public final class TaskQueues {
 
     /** Decides, record by record in due order, what a release scan may let go. */
     public interface ReleasePolicy {
-        /** Whether a due record of {@code key}, queued at wall time {@code enqueuedWallMs}, waited too long to go. */
-        boolean expired(byte[] key, long enqueuedWallMs);
+        /**
+         * Whether a due record of {@code key}, queued at wall time {@code enqueuedWallMs}, waited too long to go, or
+         * is past its deadline ({@link QueuedRecord#NO_DEADLINE} for none).
+         */
+        boolean expired(byte[] key, long enqueuedWallMs, long deadlineMs);
 
         /**
-         * The key's state once one of its records, costing {@code cost}, is released now; null if the key's own
-         * schedule holds it back (its later records then wait too).
+         * The key's state once one of its records, due at {@code dueNanos} and costing {@code cost}, is released
+         * now; null if the key's own schedule holds it back (its later records then wait too).
          */
-        KeyState release(byte[] key, KeyState state, long cost);
+        KeyState release(byte[] key, KeyState state, long dueNanos, long cost);
 
         /** Whether {@code cost} more units of {@code priority} may leave now across the task; false ends the scan. */
         boolean takeTotal(long cost, int priority);
@@ -94,7 +97,10 @@ public final class TaskQueues {
         /** {@code record} of {@code key} is released, freeing {@code storedBytes}. */
         void released(byte[] key, QueuedRecord record, long storedBytes);
 
-        /** {@code record} of {@code key} expired (see {@link ReleasePolicy#expired}), freeing {@code storedBytes}. */
+        /**
+         * {@code record} of {@code key} expired (see {@link ReleasePolicy#expired}): it waited too long or is past its
+         * deadline; its release frees {@code storedBytes}.
+         */
         void expired(byte[] key, QueuedRecord record, long storedBytes);
     }
 
@@ -121,6 +127,8 @@ public final class TaskQueues {
     private final List<ScheduleStore.Entry> released = new ArrayList<>();
     /** Whether each entry of {@link #released} expired rather than was released. */
     private final List<Boolean> expired = new ArrayList<>();
+    /** The rates of the keys waiting in the task: the fastest sets the release tick. */
+    private final WaitingRates waitingRates = new WaitingRates();
     /** Records and units queued in the task, all keys together. */
     private long queuedRecords;
     private long queuedUnits;
@@ -145,12 +153,13 @@ public final class TaskQueues {
         for (ScheduleBand band : schedule.storedBands()) {
             bandQueue(band);
         }
-        this.restored = keyStates.queuedTotals((key, state) -> {
+        this.restored = keyStates.queuedTotals((key, state, band) -> {
             ShapingRule rule = rules.apply(key);
-            BandQueue queue = bandQueue(bandOf(rule));
+            BandQueue queue = bandQueue(band != null ? band : bandOf(rule));
             queue.queuedRecords += state.queuedRecords();
             queue.queuedUnits += state.queuedUnits();
             queue.waitingRate += rule.ratePerSecond();
+            waitingRates.add(rule.ratePerSecond());
         });
         this.queuedRecords = restored.records();
         this.queuedUnits = restored.units();
@@ -163,6 +172,20 @@ public final class TaskQueues {
 
     private BandQueue bandQueue(ScheduleBand band) {
         return band.isDefault() ? defaultBand : bands.computeIfAbsent(band, b -> new BandQueue(b, schedule.band(b)));
+    }
+
+    /**
+     * The rule a record of the entry's key is shaped by: {@code rule}, but at the priority and weight of the band its
+     * queued records wait in, while it has any. A key's records stay in one band, so that they leave in order: a
+     * change of a rule's rate or bounds applies at once, a change of its priority or weight once the key's queue is
+     * empty.
+     */
+    public ShapingRule pinned(KeyEntry entry, ShapingRule rule) {
+        ScheduleBand band = entry.queuedBand();
+        if (band == null || (band.priority() == rule.priority() && band.weight() == rule.weight())) {
+            return rule; // nothing queued, the band unknown (stored before bands were kept), or no change
+        }
+        return rule.withShare(band.priority(), band.weight());
     }
 
     /** The virtual time the task saved last, or null if it never ran. */
@@ -253,17 +276,23 @@ public final class TaskQueues {
      * Queues a record of {@code key} until virtual time {@code dueNanos}, the key's state becoming {@code newState}
      * (plus the record's bytes). A record too large for the schedule store's changelog does not join the queue and
      * leaves the key's state as it was.
+     *
+     * @param deadlineMs the wall-clock time the record must leave by, {@link QueuedRecord#NO_DEADLINE} for none
      */
     public Enqueued enqueue(KeyEntry entry, byte[] key, ShapingRule rule, long dueNanos, KeyState newState,
-                            long timestamp, long enqueuedWallMs, long cost, Headers headers, byte[] value) {
-        byte[] stored = new QueuedRecord(timestamp, enqueuedWallMs, cost, headers, value).encode();
+                            long timestamp, long enqueuedWallMs, long cost, long deadlineMs, Headers headers,
+                            byte[] value) {
+        byte[] stored = new QueuedRecord(timestamp, enqueuedWallMs, cost, deadlineMs, headers, value).encode();
         if (!schedule.fitsAlone(key, stored)) {
             return new Enqueued(false, key.length + stored.length);
         }
         long storedBytes = QueuedRecord.storedSize(key, stored);
-        BandQueue band = bandQueue(bandOf(rule));
+        ScheduleBand pinned = entry.queuedBand();
+        BandQueue band = bandQueue(pinned != null ? pinned : bandOf(rule));
+        entry.queuedBand = band.band;
         if (entry.state().queuedRecords() == 0) {
             band.waitingRate += rule.ratePerSecond();
+            waitingRates.add(rule.ratePerSecond());
         }
         band.queuedRecords++;
         band.queuedUnits += cost;
@@ -286,6 +315,9 @@ public final class TaskQueues {
      */
     public void releaseDue(long nowNanos, ReleasePolicy policy, ReleasedRecords sink) {
         heldBackPriority = Integer.MAX_VALUE;
+        if (queuedRecords <= 0) {
+            return; // a tick's cost follows what is queued: with nothing queued, no store is read
+        }
         List<BandQueue> samePriority = new ArrayList<>(2);
         for (BandQueue queue : bands.values()) {
             if (!samePriority.isEmpty() && samePriority.get(0).band.priority() != queue.band.priority()) {
@@ -380,6 +412,9 @@ public final class TaskQueues {
         if (queue.queuedRecords <= 0) {
             queue.waitingRate = 0; // no drift: nothing waits in the band
         }
+        if (queuedRecords <= 0) {
+            waitingRates.clear();
+        }
         released.clear();
         expired.clear();
         queue.scanFloor = nextScanFloor(nowNanos, stoppedAt, firstHeldBack, queue.schedule.firstOpenPosition());
@@ -400,18 +435,19 @@ public final class TaskQueues {
         }
         long cost = QueuedRecord.costOf(entry.value());
         KeyEntry slot = keyStates.entry(key);
-        if (scanPolicy.expired(key, QueuedRecord.enqueuedWallMsOf(entry.value()))) {
+        if (scanPolicy.expired(key, QueuedRecord.enqueuedWallMsOf(entry.value()),
+                QueuedRecord.deadlineOf(entry.value()))) {
             // Out of the queue without a release: the key's release schedule stays, and the cap is not spent.
             KeyState left = LeakyBucket.expire(slot.state(), cost);
             slot.update(left.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
             if (left.queuedRecords() == 0) {
-                scanBand.waitingRate = Math.max(0, scanBand.waitingRate - scanPolicy.rule(key).ratePerSecond());
+                stoppedWaiting(scanPolicy.rule(key));
             }
             released.add(entry);
             expired.add(Boolean.TRUE);
             return true;
         }
-        KeyState after = scanPolicy.release(key, slot.state(), cost);
+        KeyState after = scanPolicy.release(key, slot.state(), entry.dueNanos(), cost);
         if (after == null) {
             heldBack.add(wrapped);
             if (firstHeldBack == null) {
@@ -430,11 +466,22 @@ public final class TaskQueues {
         // The key's state moves now, so that its next due record in this scan sees it.
         slot.update(after.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
         if (after.queuedRecords() == 0) {
-            scanBand.waitingRate = Math.max(0, scanBand.waitingRate - scanPolicy.rule(key).ratePerSecond());
+            stoppedWaiting(scanPolicy.rule(key));
         }
         released.add(entry);
         expired.add(Boolean.FALSE);
         return true;
+    }
+
+    /** A key of the band being scanned has no record queued any more. */
+    private void stoppedWaiting(ShapingRule rule) {
+        scanBand.waitingRate = Math.max(0, scanBand.waitingRate - rule.ratePerSecond());
+        waitingRates.remove(rule.ratePerSecond());
+    }
+
+    /** The fastest rate among the keys with records queued, in records per second; 0 when none waits. */
+    public double fastestWaitingRate() {
+        return waitingRates.fastest();
     }
 
     /** At the start of a tick: the virtual time now, saved with the states it counts in. */

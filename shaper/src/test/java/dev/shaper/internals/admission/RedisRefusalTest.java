@@ -10,22 +10,19 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.testsupport.Await;
-import dev.shaper.testsupport.FreePort;
 import dev.shaper.testsupport.ManualScheduler;
 import dev.shaper.testsupport.RedisServer;
+import dev.shaper.testsupport.TestCertificates;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -147,17 +144,44 @@ class RedisRefusalTest {
     }
 
     @Test
+    void anAclUserWithoutTheScriptCommandsIsNamedOnceAndAdmissionStaysLocalUntilTheAclIsFixed() throws Exception {
+        // (A ping alone found such a Redis healthy: admission went back to Redis at every ping and out again at the
+        // next record, logging both, once a second.)
+        // Given: an ACL user that may ping but not run the scripts (the page's rules without evalsha and eval)
+        RedisServer server = track(RedisServer.builder().user("shaper", "Pa55", "resetkeys", "~shaper:*",
+                "resetchannels", "-@all", "+ping", "+info", "+time", "+hmget", "+hset", "+pexpire", "+pttl").start());
+        AdmissionController controller = controller(server.uri(), null);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new ShaperMetrics(registry, System::currentTimeMillis).bindAdmission(controller);
+        AdmissionRule rule = new AdmissionRule(100, 100);
+
+        // When: records are admitted, and the monitor pings for a while
+        for (int i = 0; i < 20; i++) {
+            controller.admit(key("k" + (i % 3)), rule, 1);
+            scheduler.advance(PING);
+        }
+
+        // Then: the refusal is named once, as a permission, and admission stays on local buckets
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+        assertThat(controller.redisFailure().kind()).isEqualTo(RedisFailure.Kind.PERMISSION);
+        assertThat(admissionLog(Level.ERROR, "does not let the shaper's user run a command it needs")).hasSize(1);
+        assertThat(admissionLog(Level.INFO, "back on Redis")).isEmpty();
+        assertThat(failureGauge(registry, "permission")).isEqualTo(1);
+
+        // And: once the ACL lets the user run the scripts, admission returns to Redis
+        assertThat(server.call("ACL", "SETUSER", "shaper", "+evalsha", "+eval")).isEqualTo("OK");
+        pingUntil("back on Redis", () -> controller.backend() == AdmissionController.Backend.REDIS);
+        assertThat(controller.redisFailure()).isNull();
+        assertThat(controller.admit(key("k0"), rule, 1).allowed()).isTrue();
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+    }
+
+    @Test
     void anUntrustedTlsCertificateIsNamedAndTrustingItsCaConnects() throws Exception {
-        // Given: a TLS Redis whose self-signed certificate (its own CA) names 127.0.0.1
-        Path cert = dir.resolve("redis.crt");
-        Path key = dir.resolve("redis.key");
-        run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.toString(),
-                "-out", cert.toString(), "-days", "2", "-subj", "/CN=127.0.0.1",
-                "-addext", "subjectAltName=IP:127.0.0.1");
-        int tlsPort = FreePort.find();
-        track(RedisServer.builder().args("--tls-port", Integer.toString(tlsPort), "--tls-cert-file",
-                cert.toString(), "--tls-key-file", key.toString(), "--tls-auth-clients", "no").start());
-        String uri = "rediss://127.0.0.1:" + tlsPort;
+        // Given: a Redis serving TLS only, its certificate (naming 127.0.0.1) signed by a CA made for the test
+        TestCertificates certificates = TestCertificates.create(dir.resolve("certs"));
+        String uri = track(RedisServer.builder().tls(certificates).start()).uri();
+        assertThat(uri).startsWith("rediss://");
 
         // When: the shaper does not trust that CA (the JVM's truststore does not hold it)
         AdmissionController untrusted = controller(uri, null);
@@ -174,7 +198,7 @@ class RedisRefusalTest {
         assertThat(health.describe()).contains("fails the TLS handshake");
 
         // And: with its CA trusted, the same URI is used
-        AdmissionController trusted = controller(uri, cert);
+        AdmissionController trusted = controller(uri, certificates.caPem());
         assertThat(trusted.backend()).isEqualTo(AdmissionController.Backend.REDIS);
         assertThat(trusted.admit(key("k"), new AdmissionRule(10, 10), 1).tokensLeft()).isCloseTo(9, within(0.5));
         assertThat(trusted.redisFailure()).isNull();
@@ -205,14 +229,6 @@ class RedisRefusalTest {
 
     private static byte[] key(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static void run(String... command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
-        }
     }
 
     /**

@@ -42,8 +42,8 @@ class LeakyBucketTest {
         KeyState state = new KeyState(T0 - 100 * MS, 0, 0, 0, T0 + 200 * MS);
         Arrival a = LeakyBucket.arrive(state, rule, T0, 1, true);
         assertThat(a).isEqualTo(new Arrival.Enqueue(T0, new KeyState(T0 + 250 * MS, 1, 1, 0, T0 + 200 * MS)));
-        assertThat(LeakyBucket.release(((Arrival.Enqueue) a).state(), rule, T0, 0, 1)).isNull();
-        assertThat(LeakyBucket.release(((Arrival.Enqueue) a).state(), rule, T0 + 200 * MS, 0, 1)).isNotNull();
+        assertThat(LeakyBucket.release(((Arrival.Enqueue) a).state(), rule, T0, T0, 0, 1)).isNull();
+        assertThat(LeakyBucket.release(((Arrival.Enqueue) a).state(), rule, T0 + 200 * MS, T0, 0, 1)).isNotNull();
     }
 
     @Test
@@ -150,5 +150,48 @@ class LeakyBucketTest {
     void shouldLeaveTheReleaseScheduleAloneWhenAQueuedRecordExpires() {
         KeyState state = new KeyState(T0 + 500 * MS, 2, 3, 40, T0 + 100 * MS);
         assertThat(LeakyBucket.expire(state, 2)).isEqualTo(new KeyState(T0 + 500 * MS, 1, 1, 40, T0 + 100 * MS));
+    }
+
+    @Test
+    void shouldKeepTheReleaseScheduleWhenATickIsLateByLessThanWhatAKeyMakesUpAtOnce() {
+        // Given: 50/s (20 ms apart; made up at once: 9 ms), a record on schedule at T0, released 6 ms late
+        ShapingRule rule = new ShapingRule(50, 100, 60_000);
+        KeyState state = new KeyState(T0 + 100 * MS, 3, 3, 0, T0);
+
+        // When
+        KeyState after = LeakyBucket.release(state, rule, T0 + 6 * MS, T0, 10 * MS, 1);
+
+        // Then: the next release stays on the schedule, not 20 ms after the late one: no time lost
+        assertThat(after.releaseTatNanos()).isEqualTo(T0 + 20 * MS);
+    }
+
+    @Test
+    void shouldMakeUpALongerStallAtTheCatchUpSpeedWithoutABurst() {
+        // Given: 50/s, the key's schedule and its due 150 ms behind (a stall)
+        ShapingRule rule = new ShapingRule(50, 100, 60_000);
+        KeyState state = new KeyState(T0 + 500 * MS, 20, 20, 0, T0 - 150 * MS);
+
+        // When
+        KeyState after = LeakyBucket.release(state, rule, T0, T0 - 150 * MS, 10 * MS, 1);
+
+        // Then: the schedule restarts 9 ms behind now (what a key makes up at once) and moves 20 ms / 1.02
+        assertThat(after.releaseTatNanos()).isEqualTo(T0 - 9 * MS + (long) (20 * MS / ReleasePace.CATCH_UP_SPEED));
+        // And: the next one waits for that slot less the tolerance (10 ms): one leaves in this tick, the next at
+        // T0 + 0.6 ms, then every 19.6 ms until the key is back on its dues
+        assertThat(LeakyBucket.release(after, rule, T0, T0 - 130 * MS, 10 * MS, 1)).isNull();
+        assertThat(LeakyBucket.release(after, rule, T0 + MS, T0 - 130 * MS, 10 * MS, 1)).isNotNull();
+    }
+
+    @Test
+    void shouldMakeUpAtOnceTheLatenessTheTicksRoutinelyShow() {
+        // Given: ticks routinely 30 ms late, and a key 30 ms behind
+        ShapingRule rule = new ShapingRule(50, 100, 60_000);
+        KeyState state = new KeyState(T0 + 500 * MS, 20, 20, 0, T0 - 30 * MS);
+
+        // When
+        KeyState after = LeakyBucket.release(state, rule, T0, T0 - 30 * MS, 10 * MS, 30 * MS, 200 * MS, 1);
+
+        // Then: the schedule keeps its place (30 ms behind), so the owed records leave in this tick
+        assertThat(after.releaseTatNanos()).isEqualTo(T0 - 30 * MS + (long) (20 * MS / ReleasePace.CATCH_UP_SPEED));
     }
 }

@@ -112,6 +112,21 @@ class KeyStateStoreTest {
     }
 
     @Test
+    void shouldReadBackTheBandOfAQueuedKeyEvictedFromMemory() {
+        store.setVirtualNow(0);
+        for (String key : new String[] {"a", "b", "c", "d", "e"}) {
+            KeyEntry entry = store.entry(k(key));
+            entry.queuedBand = new ScheduleBand(3, 2.0);
+            entry.update(new KeyState(1_000, 1, 1, 1));
+        }
+        store.flushCache(); // only 3 clean states stay in memory: "a" and "b" are read back from the inner store
+
+        for (String key : new String[] {"a", "b", "c", "d", "e"}) {
+            assertThat(store.entry(k(key)).queuedBand()).as(key).isEqualTo(new ScheduleBand(3, 2.0));
+        }
+    }
+
+    @Test
     void shouldServeStatesFromMemoryAndReadBackWhatWasEvictedFromIt() {
         store.setVirtualNow(0);
         for (String key : new String[] {"a", "b", "c", "d", "e"}) {

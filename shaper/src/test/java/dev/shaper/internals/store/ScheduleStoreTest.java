@@ -393,10 +393,20 @@ class ScheduleStoreTest {
     }
 
     @Test
-    void shouldNameAStoredEntryOfAnotherFormat() {
-        inner.put(key(1, "a"), new byte[] {1, 2, 3});
+    void shouldNameAStoredEntryOfAnUnknownFormatAndTheDrainInsteadOfAReset() {
+        inner.put(key(1, "a"), new byte[] {7, 2, 3});
         assertThatThrownBy(this::scanAll).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("not a version-2 segment").hasMessageContaining("must be reset");
+                .hasMessageContaining("schedule store entry " + key(1, "a") + " has format version 7")
+                .hasMessageContaining("this build reads versions 1 (a record per entry) and 2 (segments)")
+                .hasMessageContaining("drain its queues").hasMessageContaining("docs/upgrading.md")
+                .hasMessageNotContaining("reset");
+    }
+
+    @Test
+    void shouldNameAnEmptyStoredEntry() {
+        inner.put(key(1, "a"), new byte[0]);
+        assertThatThrownBy(this::scanAll).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has no format version (it is empty)");
     }
 
     @Test

@@ -1,0 +1,62 @@
+package dev.shaper.internals.shaping;
+
+import java.util.Arrays;
+
+/**
+ * How late a task's release ticks routinely come: the median, over the last {@link #PERIODS} periods of
+ * {@link #PERIOD_MS} that had a tick, of each period's latest tick. Lateness the stream thread shows routinely (an exactly-once
+ * commit every 100 ms, a busy machine) is made up at once, since making it up slowly would lose the rate for good;
+ * a stall beyond it (one GC pause, one slow commit) moves the median not at all and is made up at
+ * {@link ReleasePace#CATCH_UP_SPEED}, without a burst.
+ */
+public final class StallMeter {
+
+    /** The length of one period, about one commit interval under exactly-once. */
+    public static final long PERIOD_MS = 100;
+    /** How many periods the median looks back over: two seconds of ticks. */
+    public static final int PERIODS = 20;
+
+    private final long maxNanos;
+    private final long[] latestByPeriod = new long[PERIODS];
+    private final long[] sorted = new long[PERIODS];
+    private int next;
+    /** How many periods {@link #latestByPeriod} holds: fewer than {@link #PERIODS} in a task's first 2 s. */
+    private int filled;
+    private long period = Long.MIN_VALUE;
+    private long latestInPeriod;
+    private long median;
+
+    /** @param maxNanos the most lateness ever made up at once ({@code shaper.shaping.catchup.max.ms}) */
+    public StallMeter(long maxNanos) {
+        this.maxNanos = maxNanos;
+    }
+
+    /** A tick came {@code lateNanos} after its time (0 or less: on time) at wall time {@code wallNowMs}. */
+    public void tick(long lateNanos, long wallNowMs) {
+        long now = Math.floorDiv(wallNowMs, PERIOD_MS);
+        if (period == Long.MIN_VALUE) {
+            period = now;
+        }
+        if (now > period) {
+            close(latestInPeriod); // a period without a tick tells nothing (a stall, or ticks longer than a period)
+            period = now;
+            latestInPeriod = 0;
+        }
+        latestInPeriod = Math.max(latestInPeriod, Math.min(maxNanos, lateNanos));
+    }
+
+    private void close(long latest) {
+        latestByPeriod[next] = latest;
+        next = (next + 1) % PERIODS;
+        filled = Math.min(PERIODS, filled + 1);
+        // Over the periods seen so far: a task that starts on a busy thread learns so within a few periods.
+        System.arraycopy(latestByPeriod, 0, sorted, 0, PERIODS);
+        Arrays.sort(sorted, 0, filled);
+        median = sorted[filled / 2];
+    }
+
+    /** The lateness to make up at once now. */
+    public long routineLateNanos() {
+        return median;
+    }
+}

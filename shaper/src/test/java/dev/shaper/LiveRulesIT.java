@@ -1,0 +1,204 @@
+package dev.shaper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.shaper.cli.RulesCommand;
+import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.internals.shaping.ReleasePace;
+import dev.shaper.testsupport.ArrivalStats;
+import dev.shaper.testsupport.CollectedRecord;
+import dev.shaper.testsupport.CommittedRecordCollector;
+import dev.shaper.testsupport.RecordId;
+import dev.shaper.testsupport.ShaperInstance;
+import dev.shaper.testsupport.SharedKafkaBroker;
+import dev.shaper.testsupport.Workload;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.streams.StreamsConfig;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rules from the rules topic on a real broker, two instances, one key on each: with records queued, a rule published
+ * with the {@code rules} command halves both keys' rate within a second, an invalid record for the same rule changes
+ * nothing (and each instance counts it), and once the rule is deleted both keys fall back to the defaults. Rates are
+ * the slopes of the release times ({@code shaper.released.ms}) in each phase.
+ */
+class LiveRulesIT {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LiveRulesIT.class);
+
+    private static final int PARTITIONS = 2;
+    private static final double DEFAULT_RATE = 10;
+    private static final double RULE_RATE = 40;
+    private static final double HALVED_RATE = 20;
+    /** Per key: more than the whole test releases, so that every phase starts with records queued. */
+    private static final int PER_KEY = 400;
+    /** How long after a change the new rate must bind. */
+    private static final long APPLY_MS = 1_000;
+
+    @RegisterExtension
+    static final SharedKafkaBroker broker = new SharedKafkaBroker();
+
+    @Test
+    @Timeout(180)
+    void shouldApplyAPublishedRuleAndItsDeletionOnEveryInstanceWithinASecondAndIgnoreAnInvalidOne()
+            throws Exception {
+        // Given: two instances reading the rules topic, one key on each, and a rule of 40/s for both keys
+        broker.createTopics(PARTITIONS, "live-in", "live-out", "live-rejected");
+        broker.createTopics(1, Map.of("cleanup.policy", "compact"), "live-rules");
+        assertThat(rules("put", "keys", "{\"prefix\": \"live-\", \"rate\": " + RULE_RATE + "}")).isZero();
+        List<String> keys = onePerPartition();
+        Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), "live-rules-it");
+        settings.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
+        settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, "live-in");
+        settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, "live-out");
+        settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, "live-rejected");
+        settings.put(ShaperConfig.RULES_TOPIC_CONFIG, "live-rules");
+        settings.put(ShaperConfig.SHAPING_RATE_CONFIG, DEFAULT_RATE);
+        settings.put(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, true);
+        try (ShaperInstance first = ShaperInstance.start(settings);
+             ShaperInstance second = ShaperInstance.start(settings);
+             CommittedRecordCollector collector = CommittedRecordCollector.start(broker.bootstrapServers(),
+                     "live-out", "live-rejected")) {
+            ShaperInstance.awaitBalanced(Duration.ofSeconds(60), first, second);
+
+            // When: a backlog on both keys; once each has released two seconds' worth, the rule is halved
+            List<RecordId> ids = new ArrayList<>();
+            for (int seq = 0; seq < PER_KEY; seq++) {
+                for (String key : keys) {
+                    ids.add(new RecordId(key, seq));
+                }
+            }
+            Workload.send(broker.bootstrapServers(), "live-in", ids, 0);
+            awaitReleased(collector, keys, (int) (2 * RULE_RATE));
+            long halvedAt = System.currentTimeMillis();
+            assertThat(rules("put", "keys", "{\"prefix\": \"live-\", \"rate\": " + HALVED_RATE + "}")).isZero();
+            Thread.sleep(3_000); // the phase whose rate is measured: no time to advance here, the broker is real
+
+            // And: an invalid record for the same rule, written past the command
+            long invalidAt = System.currentTimeMillis();
+            publishRaw("keys", "{\"prefix\": \"live-\", \"rate\": -5}");
+            Thread.sleep(3_000);
+
+            // And: the rule is deleted
+            long deletedAt = System.currentTimeMillis();
+            assertThat(rules("delete", "keys")).isZero();
+            Thread.sleep(3_500);
+
+            // Then: for each key, on its instance, the rate of each phase from a second after its change
+            List<CollectedRecord> read = collector.snapshot();
+            SoftAssertions.assertSoftly(softly -> {
+                for (String key : keys) {
+                    double before = rate(read, key, halvedAt - 1_500, halvedAt);
+                    double halved = rate(read, key, halvedAt + APPLY_MS, invalidAt);
+                    double afterInvalid = rate(read, key, invalidAt, deletedAt);
+                    double defaults = rate(read, key, deletedAt + APPLY_MS, deletedAt + 3_500);
+                    LOG.info("{}: {}/s before, {}/s halved, {}/s after the invalid record, {}/s after the delete",
+                            key, before, halved, afterInvalid, defaults);
+                    softly.assertThat(before).as("%s before", key).isCloseTo(RULE_RATE, within(RULE_RATE * 0.1));
+                    softly.assertThat(halved).as("%s halved", key).isCloseTo(HALVED_RATE, within(HALVED_RATE * 0.1));
+                    // The records queued at 40/s are behind their dues at 20/s: the release pace's bound while a key
+                    // catches up applies (22 in any second at 20/s).
+                    softly.assertThat(mostInOneSecond(read, key, halvedAt + APPLY_MS, deletedAt))
+                            .as("%s: most releases in one second once halved", key)
+                            .isLessThanOrEqualTo(ReleasePace.maxInOneSecondCatchingUp(HALVED_RATE));
+                    softly.assertThat(afterInvalid).as("%s after the invalid record", key)
+                            .isCloseTo(HALVED_RATE, within(HALVED_RATE * 0.1));
+                    softly.assertThat(defaults).as("%s after the delete", key)
+                            .isCloseTo(DEFAULT_RATE, within(DEFAULT_RATE * 0.15));
+                }
+                for (ShaperInstance instance : List.of(first, second)) {
+                    softly.assertThat(instance.functionCount(ShaperMetrics.RULES_TOPIC_RECORDS, "outcome",
+                            "refused")).as("records refused").isEqualTo(1);
+                }
+            });
+            assertThat(read).filteredOn(r -> !r.isOutput()).isEmpty();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldRefuseToStartWithoutTheRulesTopic() {
+        broker.createTopics(1, "missing-in", "missing-out", "missing-rejected");
+        Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), "live-rules-missing");
+        settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, "missing-in");
+        settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, "missing-out");
+        settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, "missing-rejected");
+        settings.put(ShaperConfig.RULES_TOPIC_CONFIG, "no-such-rules");
+
+        assertThatThrownBy(() -> ShaperInstance.create(settings))
+                .isInstanceOf(ShaperApplication.StartupException.class)
+                .hasMessageContaining("the rules topic no-such-rules does not exist; create it compacted")
+                .hasMessageContaining(ShaperConfig.RULES_TOPIC_CONFIG);
+    }
+
+    /** The fitted release rate of {@code key}'s records released in {@code [fromMs, toMs)}. */
+    private static double rate(List<CollectedRecord> read, String key, long fromMs, long toMs) {
+        return ArrivalStats.fittedRatePerSecond(releases(read, key, fromMs, toMs));
+    }
+
+    private static int mostInOneSecond(List<CollectedRecord> read, String key, long fromMs, long toMs) {
+        return ArrivalStats.maxInWindow(releases(read, key, fromMs, toMs), 1_000_000_000L);
+    }
+
+    private static long[] releases(List<CollectedRecord> read, String key, long fromMs, long toMs) {
+        return read.stream().filter(r -> r.isOutput() && r.key().equals(key) && r.releasedAtMs() != null)
+                .mapToLong(CollectedRecord::releasedAtMs).filter(t -> t >= fromMs && t < toMs).sorted()
+                .map(t -> t * 1_000_000L).toArray();
+    }
+
+    private static void awaitReleased(CommittedRecordCollector collector, List<String> keys, int each) {
+        collector.await(each + " records of each key released", Duration.ofSeconds(60), read -> keys.stream()
+                .allMatch(key -> read.stream().filter(r -> r.isOutput() && r.key().equals(key)).count() >= each));
+    }
+
+    /** Two keys under the rule's prefix, on different partitions of the input topic (so on different instances). */
+    private static List<String> onePerPartition() {
+        List<String> keys = new ArrayList<>();
+        boolean[] taken = new boolean[PARTITIONS];
+        for (int i = 0; keys.size() < PARTITIONS; i++) {
+            String key = "live-" + i;
+            int partition = Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % PARTITIONS;
+            if (!taken[partition]) {
+                taken[partition] = true;
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
+    /** The {@code rules} command against the test's broker and rules topic. */
+    private static int rules(String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--bootstrap-servers", broker.bootstrapServers(), "--topic", "live-rules"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int exit = RulesCommand.run(all.toArray(String[]::new), Map.of(), new PrintStream(out, true,
+                StandardCharsets.UTF_8), new PrintStream(out, true, StandardCharsets.UTF_8));
+        LOG.info("rules {}: exit {}: {}", String.join(" ", args), exit, out.toString(StandardCharsets.UTF_8).trim());
+        return exit;
+    }
+
+    private static void publishRaw(String id, String value) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
+                broker.bootstrapServers()), new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>("live-rules", id.getBytes(StandardCharsets.UTF_8),
+                    value.getBytes(StandardCharsets.UTF_8))).get();
+        }
+    }
+}
