@@ -51,9 +51,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The shaper's first promise at its default settings (exactly-once, 100 ms commits, the default tick), on a broker
  * that has just started and a JVM that has not run the shaper before: each key released at its configured rate
- * (slope of its release stamps after the first second, within 0.5 %), no 1-s window above the bound
- * {@link ReleasePace} states, in order and each record once; and after a stall injected in the stream thread, no
- * catch-up burst, while the time the stall took is made up.
+ * (slope of its release stamps after the first second: within 0.5 % over the slow keys' 57 s, within 1.5 % over 8 s
+ * at 50/s and 1,000/s, where the cold start's first late tick is still being made up), no 1-s window above the bound
+ * {@link ReleasePace} states for the lateness the ticks routinely showed, in order and each record once; and after a
+ * stall injected in the stream thread, no catch-up burst, while the time the stall took is made up (records per
+ * second over the run within 0.5 %).
  *
  * <p>Times are the shaper's own release stamps ({@code shaper.released.ms}): transport and transactions add their
  * jitter after the release. Each run writes its arrivals to {@code target/exact-smooth-rate-it/}.
@@ -97,8 +99,12 @@ class ExactSmoothRateIT {
             for (Map.Entry<String, Double> key : rates.entrySet()) {
                 double rate = key.getValue();
                 long[] stamps = run.releaseStamps(key.getKey());
+                // A cold start loses the first tick's lateness (the burst's intake holds the stream thread 100-150
+                // ms), made up at 2 % above the rate: on a backlog of 8 s (50/s, 1,000/s) that shows in the slope,
+                // on the slow keys' 57 s it does not
+                double tolerance = stamps.length / rate > 30 ? 0.005 : 0.015;
                 softly.assertThat(steadyRate(stamps)).as("rate of %s after its first second", key.getKey())
-                        .isCloseTo(rate, within(rate * 0.005));
+                        .isCloseTo(rate, within(rate * tolerance));
                 softly.assertThat(ArrivalStats.maxInWindow(stamps, 1_000_000_000L))
                         .as("most releases of %s in one second, ticks routinely %d ms late", key.getKey(),
                                 run.mostRoutineLateNanos / 1_000_000)
