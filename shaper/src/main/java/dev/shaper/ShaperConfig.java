@@ -1,6 +1,8 @@
 package dev.shaper;
 
+import dev.shaper.internals.admission.AdmissionAlgorithm;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
 import dev.shaper.internals.capacity.adaptive.CapacityBounds;
@@ -201,8 +203,10 @@ public final class ShaperConfig extends AbstractConfig {
     /** Per-key rules file. */
     public static final String RULES_FILE_CONFIG = "shaper.rules.file";
     public static final String RULES_FILE_DOC = "Path of a YAML or JSON file of per-key rules (exact, prefix,"
-            + " glob or regex key patterns with rate, max.queue and max.delay.ms); the first matching rule"
-            + " wins, the shaper.shaping.* defaults apply otherwise. Empty: no rules.";
+            + " glob or regex key patterns with rate, max.queue, max.delay.ms, priority, weight and admission"
+            + " limits: admission.rate and admission.burst, or several admission.limits, and admission.algorithm);"
+            + " the first matching rule wins, the shaper.shaping.* and shaper.admission.* defaults apply otherwise."
+            + " Empty: no rules.";
 
     /** Compacted topic of per-key rules that apply while the shaper runs. */
     public static final String RULES_TOPIC_CONFIG = "shaper.rules.topic";
@@ -235,13 +239,28 @@ public final class ShaperConfig extends AbstractConfig {
     public static final String ADMISSION_RATE_CONFIG = "shaper.admission.rate";
     public static final String ADMISSION_RATE_DOC = "Default rate, in tokens per second, of the admission token"
             + " bucket of each admission key; a record takes as many tokens as its cost, and one that finds too"
-            + " few is rejected with reason RATE_LIMITED and the wait until enough exist. 0 means no default"
-            + " limit: with no admission.rate in the rules file either, the admission stage is off.";
+            + " few is rejected with reason RATE_LIMITED and the wait until enough exist. With a window algorithm"
+            + " (shaper.admission.algorithm), the most one window of a second admits. 0 means no default"
+            + " limit: with no admission.rate or admission.limits in the rules file either, the admission stage is"
+            + " off.";
 
     /** Default admission burst. */
     public static final String ADMISSION_BURST_CONFIG = "shaper.admission.burst";
     public static final String ADMISSION_BURST_DOC = "Default capacity, in tokens, of each admission bucket: the"
-            + " most that can be admitted at once. 0 means one second of the rate, at least 1.";
+            + " most that can be admitted at once. 0 means one second of the rate, at least 1. Token bucket only:"
+            + " a window has no burst, so with a window algorithm it must stay 0.";
+
+    /** Default admission algorithm. */
+    public static final String ADMISSION_ALGORITHM_CONFIG = "shaper.admission.algorithm";
+    public static final String ADMISSION_ALGORITHM_DOC = "How admission counts, for the default limit and every rule"
+            + " that sets no admission.algorithm. token-bucket: a bucket of shaper.admission.burst tokens refilled at"
+            + " the rate, smooth, bursts up to the burst. fixed-window: at most shaper.admission.rate per window of"
+            + " one second aligned to Redis's clock (a rule's admission.limits sets other windows); cheap, but up to"
+            + " twice the limit within moments across a window boundary. sliding-window: the fixed window's"
+            + " counters with the previous window weighted by how much of it the sliding window still covers; no"
+            + " burst at a boundary, exact for evenly spread traffic, at most twice the limit in any window-long"
+            + " interval in the worst case. Each with its Redis script and its local fallback, in strict and batched"
+            + " modes; see docs/admission.md.";
 
     /** Where the admission key comes from. */
     public static final String ADMISSION_KEY_HEADER_CONFIG = "shaper.admission.key.header";
@@ -351,6 +370,11 @@ public final class ShaperConfig extends AbstractConfig {
                     ADMISSION_RATE_DOC)
             .define(ADMISSION_BURST_CONFIG, Type.DOUBLE, 0.0, new ZeroOrAtLeastOne(), Importance.MEDIUM,
                     ADMISSION_BURST_DOC)
+            .define(ADMISSION_ALGORITHM_CONFIG, Type.STRING, AdmissionAlgorithm.TOKEN_BUCKET.configName(),
+                    ConfigDef.CaseInsensitiveValidString.in(AdmissionAlgorithm.TOKEN_BUCKET.configName(),
+                            AdmissionAlgorithm.FIXED_WINDOW.configName(),
+                            AdmissionAlgorithm.SLIDING_WINDOW.configName()), Importance.MEDIUM,
+                    ADMISSION_ALGORITHM_DOC)
             .define(ADMISSION_KEY_HEADER_CONFIG, Type.STRING, "", Importance.MEDIUM, ADMISSION_KEY_HEADER_DOC)
             .define(ADMISSION_MODE_CONFIG, Type.STRING, "batched",
                     ConfigDef.CaseInsensitiveValidString.in("strict", "batched"), Importance.HIGH,
@@ -374,6 +398,7 @@ public final class ShaperConfig extends AbstractConfig {
         refuseLoop(OUTPUT_TOPIC_CONFIG, outputTopic());
         refuseLoop(REJECTED_TOPIC_CONFIG, rejectedTopic());
         checkAdaptiveCapacity();
+        checkAdmissionAlgorithm();
         checkRulesTopic();
     }
 
@@ -384,6 +409,25 @@ public final class ShaperConfig extends AbstractConfig {
                 || topic.equals(rejectedTopic()) || topic.equals(getString(CAPACITY_FEEDBACK_TOPIC_CONFIG).trim()))) {
             throw new ConfigException(RULES_TOPIC_CONFIG, topic, "expected a compacted topic of its own, not the"
                     + " input, output, rejected or feedback topic");
+        }
+    }
+
+    /** A window has no burst, and admits whole units per window: a burst or a rate below 1 cannot be meant. */
+    private void checkAdmissionAlgorithm() {
+        AdmissionAlgorithm algorithm = admissionAlgorithm();
+        if (!algorithm.isWindow()) {
+            return;
+        }
+        double burst = getDouble(ADMISSION_BURST_CONFIG);
+        if (burst > 0) {
+            throw new ConfigException(ADMISSION_BURST_CONFIG, burst, "expected 0 with " + ADMISSION_ALGORITHM_CONFIG
+                    + "=" + algorithm + ": a window admits at most " + ADMISSION_RATE_CONFIG + " per window and has no"
+                    + " burst");
+        }
+        double rate = getDouble(ADMISSION_RATE_CONFIG);
+        if (rate > 0 && rate < 1) {
+            throw new ConfigException(ADMISSION_RATE_CONFIG, rate, "expected 0 or at least 1 with "
+                    + ADMISSION_ALGORITHM_CONFIG + "=" + algorithm + ": the most one window of a second admits");
         }
     }
 
@@ -677,6 +721,25 @@ public final class ShaperConfig extends AbstractConfig {
         }
         double burst = getDouble(ADMISSION_BURST_CONFIG);
         return new AdmissionRule(rate, burst > 0 ? burst : AdmissionRule.defaultBurst(rate));
+    }
+
+    /** The algorithm of the default admission and of rules that name none ({@code shaper.admission.algorithm}). */
+    public AdmissionAlgorithm admissionAlgorithm() {
+        return AdmissionAlgorithm.of(getString(ADMISSION_ALGORITHM_CONFIG));
+    }
+
+    /**
+     * The default admission: one limit of {@code shaper.admission.rate} per second under {@code
+     * shaper.admission.algorithm} (with its burst for a token bucket), or null when the rate is 0.
+     */
+    public AdmissionPolicy defaultAdmission() {
+        AdmissionRule rule = defaultAdmissionRule();
+        if (rule == null) {
+            return null;
+        }
+        AdmissionAlgorithm algorithm = admissionAlgorithm();
+        return algorithm.isWindow() ? AdmissionPolicy.of(algorithm, rule.ratePerSecond(), 1000)
+                : AdmissionPolicy.of(rule);
     }
 
     /** The header that holds the admission key, or null to use the record key. */

@@ -29,6 +29,16 @@
 -- above for each bucket in turn. On Redis Cluster all KEYS of one call must share a hash slot. A key that
 -- holds another type of value fails the whole call when it is the only one; among several, its three
 -- values are { -1, the Redis error text, 0 } and the other buckets are served.
+--
+-- Several limits per key (a rule's admission.limits, e.g. 10/s with a burst of 20 and 10000 per hour): rate
+-- and burst are then comma-separated lists, one number per limit ("10,2.7777777777777777" and "20,10000"),
+-- and the key's hash holds one bucket per limit: the first in the fields tokens and ts as above (so a key keeps
+-- its balance when its rule gains or loses limits after the first), the n-th in tokens.<n> and ts.<n>. cost
+-- is one number for every limit, or a list of one per limit (cap sets a ceiling per limit). take takes cost
+-- from every bucket only if each holds enough: all or none. The reply's allowed is then 1 only if all were
+-- taken, and tokens left and wait are lists in the same order, each limit's own (0 for a limit that holds
+-- enough); the call's wait is the longest of them. The key's TTL is the longest of its limits' TTLs (each as
+-- above). Single numbers keep the one-bucket contract above unchanged.
 
 -- Arguments are checked for every bucket before any bucket changes: a bad one fails the call with no effect.
 -- (Inline rather than through a helper function: this loop runs for every bucket of every call.)
@@ -37,24 +47,179 @@ local function bad(i, offset, name, expected)
       .. tostring(ARGV[4 * (i - 1) + offset]))
 end
 
-local args = {}
-for i = 1, #KEYS do
+-- The items of a comma-separated list.
+local function items(text)
+  local values = {}
+  for item in string.gmatch(text or '', '[^,]+') do
+    values[#values + 1] = item
+  end
+  return values
+end
+
+-- The rates and bursts of a key with several limits, with its hash's field names, or an error reply. Keys of
+-- one policy share these two arguments: each pair is parsed once per call.
+local parsed = {}
+local function limitsOf(rateText, burstText)
+  local id = rateText .. '|' .. tostring(burstText)
+  local limits = parsed[id]
+  if limits then
+    return limits
+  end
+  local rates, bursts = items(rateText), items(burstText)
+  local n = #rates
+  if #bursts ~= n then
+    return redis.error_reply('ERR token-bucket: rate and burst must list as many limits, got ' .. n .. ' and '
+        .. #bursts)
+  end
+  limits = { rates = {}, bursts = {}, fields = { 'tokens', 'ts' } }
+  for l = 1, n do
+    local rate, burst = tonumber(rates[l]), tonumber(bursts[l])
+    if rate == nil or rate ~= rate or rate == math.huge or not (rate > 0) then
+      return redis.error_reply('ERR token-bucket: rate must be a number > 0, got ' .. rates[l])
+    end
+    if burst == nil or burst ~= burst or burst == math.huge or not (burst >= 1) then
+      return redis.error_reply('ERR token-bucket: burst must be a number >= 1, got ' .. bursts[l])
+    end
+    limits.rates[l], limits.bursts[l] = rate, burst
+    if l > 1 then
+      limits.fields[2 * l - 1] = 'tokens.' .. l
+      limits.fields[2 * l] = 'ts.' .. l
+    end
+  end
+  parsed[id] = limits
+  return limits
+end
+
+-- The arguments of the i-th key when it has several limits (its rate is a list), or an error reply.
+local function several(i)
   local j = 4 * (i - 1)
-  local rate, burst, cost = tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), tonumber(ARGV[j + 3])
-  if rate == nil or rate ~= rate or rate == math.huge or not (rate > 0) then
-    return bad(i, 1, 'rate', 'a number > 0')
+  local limits = limitsOf(ARGV[j + 1], ARGV[j + 2])
+  if limits.err then
+    return limits
   end
-  if burst == nil or burst ~= burst or burst == math.huge or not (burst >= 1) then
-    return bad(i, 2, 'burst', 'a number >= 1')
+  local n = #limits.rates
+  local costs = {}
+  local cost = tonumber(ARGV[j + 3])
+  if cost ~= nil then
+    for l = 1, n do
+      costs[l] = cost
+    end
+  else
+    local texts = items(ARGV[j + 3])
+    if #texts ~= n then
+      return redis.error_reply('ERR token-bucket: cost must be one number or one per limit, got '
+          .. tostring(ARGV[j + 3]))
+    end
+    for l = 1, n do
+      costs[l] = tonumber(texts[l])
+      if costs[l] == nil then
+        return redis.error_reply('ERR token-bucket: cost must be a number >= 0, got ' .. texts[l])
+      end
+    end
   end
-  if cost == nil or cost ~= cost or cost == math.huge or not (cost >= 0) then
-    return bad(i, 3, 'cost', 'a number >= 0')
+  for l = 1, n do
+    local c = costs[l]
+    if c ~= c or c == math.huge or not (c >= 0) then
+      return redis.error_reply('ERR token-bucket: cost must be a number >= 0, got ' .. tostring(c))
+    end
   end
   local mode = ARGV[j + 4]
   if mode ~= 'take' and mode ~= 'charge' and mode ~= 'cap' then
     return redis.error_reply('ERR token-bucket: mode must be take, charge or cap, got ' .. tostring(mode))
   end
-  args[i] = { rate, burst, cost, mode }
+  return { several = true, rates = limits.rates, bursts = limits.bursts, fields = limits.fields, costs = costs,
+           mode = mode }
+end
+
+local args = {}
+for i = 1, #KEYS do
+  local j = 4 * (i - 1)
+  local rate, burst, cost = tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), tonumber(ARGV[j + 3])
+  if rate == nil and type(ARGV[j + 1]) == 'string' and string.find(ARGV[j + 1], ',', 1, true) then
+    local limits = several(i)
+    if limits.err then
+      return limits
+    end
+    args[i] = limits
+  else
+    if rate == nil or rate ~= rate or rate == math.huge or not (rate > 0) then
+      return bad(i, 1, 'rate', 'a number > 0')
+    end
+    if burst == nil or burst ~= burst or burst == math.huge or not (burst >= 1) then
+      return bad(i, 2, 'burst', 'a number >= 1')
+    end
+    if cost == nil or cost ~= cost or cost == math.huge or not (cost >= 0) then
+      return bad(i, 3, 'cost', 'a number >= 0')
+    end
+    local mode = ARGV[j + 4]
+    if mode ~= 'take' and mode ~= 'charge' and mode ~= 'cap' then
+      return redis.error_reply('ERR token-bucket: mode must be take, charge or cap, got ' .. tostring(mode))
+    end
+    args[i] = { rate, burst, cost, mode }
+  end
+end
+
+-- One key with several limits: its buckets in one hash, all taken or none. Returns its three reply values, or
+-- nil and Redis's error when the key holds another type of value.
+local function takeAll(key, a, now)
+  local n = #a.rates
+  local fields = a.fields
+  local state = redis.pcall('HMGET', key, unpack(fields))
+  if type(state) == 'table' and state.err then
+    return nil, state.err
+  end
+  local tokens, stamps = {}, {}
+  local enough = true
+  for l = 1, n do
+    local t, ts = tonumber(state[2 * l - 1]), tonumber(state[2 * l])
+    if t == nil or ts == nil then
+      t = a.bursts[l]
+      ts = now
+    end
+    if now > ts then
+      t = math.min(a.bursts[l], t + (now - ts) * a.rates[l] / 1000000)
+      ts = now
+    end
+    tokens[l], stamps[l] = t, ts
+    if t < a.costs[l] then
+      enough = false
+    end
+  end
+  local allowed = (a.mode ~= 'take' or enough) and 1 or 0
+  local left, waits, values = {}, {}, {}
+  local ttl = 1000
+  for l = 1, n do
+    local t, cost, rate, burst = tokens[l], a.costs[l], a.rates[l], a.bursts[l]
+    local wait = 0
+    if a.mode == 'cap' then
+      t = math.min(t, cost)
+    elseif allowed == 1 then
+      t = t - cost
+    elseif t < cost then
+      wait = math.ceil((cost - t) * 1000000 / rate)
+      if wait > 315360000000000 then
+        wait = 315360000000000
+      end
+    end
+    left[l] = string.format('%.17g', t)
+    waits[l] = string.format('%d', wait)
+    values[#values + 1] = fields[2 * l - 1]
+    values[#values + 1] = left[l]
+    values[#values + 1] = fields[2 * l]
+    values[#values + 1] = string.format('%d', stamps[l])
+    local needed = math.ceil(2000 * ((burst - math.min(t, 0)) / rate))
+    if needed > ttl then
+      ttl = needed
+    end
+  end
+  if ttl > 315360000000 then
+    ttl = 315360000000
+  end
+  redis.call('HSET', key, unpack(values))
+  if redis.call('PTTL', key) < ttl / 2 then
+    redis.call('PEXPIRE', key, ttl)
+  end
+  return { allowed, table.concat(left, ','), table.concat(waits, ',') }
 end
 
 local time = redis.call('TIME')
@@ -63,7 +228,20 @@ local reply = {}
 
 for i = 1, #KEYS do
   local rate, burst, cost, mode = args[i][1], args[i][2], args[i][3], args[i][4]
-  local state = redis.pcall('HMGET', KEYS[i], 'tokens', 'ts')
+  local state
+  if args[i].several then
+    local values, err = takeAll(KEYS[i], args[i], now)
+    if values then
+      reply[#reply + 1] = values[1]
+      reply[#reply + 1] = values[2]
+      reply[#reply + 1] = values[3]
+      state = true
+    else
+      state = { err = err }
+    end
+  else
+    state = redis.pcall('HMGET', KEYS[i], 'tokens', 'ts')
+  end
   if type(state) == 'table' and state.err then
     if #KEYS == 1 then
       return redis.error_reply(state.err)
@@ -71,7 +249,7 @@ for i = 1, #KEYS do
     reply[#reply + 1] = -1
     reply[#reply + 1] = state.err
     reply[#reply + 1] = 0
-  else
+  elseif state ~= true then
     local tokens = tonumber(state[1])
     local ts = tonumber(state[2])
     if tokens == nil or ts == nil then

@@ -6,8 +6,11 @@ import static dev.shaper.testsupport.ShaperDriver.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shaper.internals.admission.AdmissionAlgorithm;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.AdmissionLimit;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
@@ -125,6 +128,41 @@ class AdmissionTopologyTest {
     }
 
     @Test
+    void shouldRefuseWithTheLongestWaitOfSeveralLimitsAndNameTheLimitThatBinds() {
+        // Given: "api-" keys at most 2 per second and 3 per minute, fixed windows (the clock stands at 1,000 s: a
+        // second's start, 40 s into a minute)
+        ShapingRule fast = new ShapingRule(1_000_000, 10_000, 60_000);
+        AdmissionPolicy policy = new AdmissionPolicy(AdmissionAlgorithm.FIXED_WINDOW, List.of(
+                new AdmissionLimit(2, 1000, 2), new AdmissionLimit(3, 60_000, 3)));
+        RuleBook rules = new RuleBook(fast, null, List.of(new KeyRule(new KeyMatcher.Prefix("api-"), fast, policy)));
+        try (ShaperDriver shaper = ShaperDriver.start(settings(), rules, admission)) {
+            // When: three records now, and two a second later
+            shaper.send("api-1", "a");
+            shaper.send("api-1", "b");
+            shaper.send("api-1", "c");
+            nanos.addAndGet(1000 * MS);
+            shaper.send("api-1", "d");
+            shaper.send("api-1", "e");
+            shaper.send("api-1", "heavy", cost("4"));
+            // Then: two pass in the first second (the second's limit refuses c until its end), one in the next (the
+            // minute's limit refuses e until the minute's end, 19 s later, the longer wait)
+            assertThat(values(shaper.readShaped())).containsExactly("a", "b", "d");
+            List<TestRecord<byte[], byte[]>> rejected = shaper.readRejected();
+            assertThat(values(rejected)).containsExactly("c", "e", "heavy");
+            assertThat(header(rejected.get(0), ShaperHeaders.REASON)).isEqualTo("RATE_LIMITED");
+            assertThat(header(rejected.get(0), ShaperHeaders.RETRY_AFTER_MS)).isEqualTo("1000");
+            assertThat(header(rejected.get(0), ShaperHeaders.DETAIL))
+                    .contains("admission limit 1 of 2, fixed-window 2 per 1s, has 0.00 left, the record costs 1");
+            assertThat(header(rejected.get(1), ShaperHeaders.RETRY_AFTER_MS)).isEqualTo("19000");
+            assertThat(header(rejected.get(1), ShaperHeaders.DETAIL)).contains("admission limit 2 of 2");
+            // And: a cost no window can ever hold is refused as such
+            assertThat(header(rejected.get(2), ShaperHeaders.REASON)).isEqualTo("INVALID_COST");
+            assertThat(header(rejected.get(2), ShaperHeaders.DETAIL)).contains("cost 4 exceeds what the admission"
+                    + " limits of this admission key (fixed-window 2 per 1s, 3 per 1m) can ever admit at once, 2");
+        }
+    }
+
+    @Test
     void shouldShareOneBucketAmongRecordKeysWhenTheAdmissionKeyIsAHeader() {
         try (ShaperDriver shaper = ShaperDriver.start(settings(ShaperConfig.ADMISSION_RATE_CONFIG, "1",
                 ShaperConfig.ADMISSION_BURST_CONFIG, "2", ShaperConfig.ADMISSION_KEY_HEADER_CONFIG, "tenant"),
@@ -162,7 +200,7 @@ class AdmissionTopologyTest {
     void shouldLimitOnlyTheKeysARuleGivesAnAdmissionRate() {
         ShapingRule fast = new ShapingRule(1_000_000, 10_000, 60_000);
         RuleBook rules = new RuleBook(fast, null, List.of(
-                new KeyRule(new KeyMatcher.Prefix("limited-"), fast, new AdmissionRule(1, 1))));
+                new KeyRule(new KeyMatcher.Prefix("limited-"), fast, AdmissionPolicy.of(new AdmissionRule(1, 1)))));
         try (ShaperDriver shaper = ShaperDriver.start(settings(), rules, admission)) {
             for (int i = 0; i < 3; i++) {
                 shaper.send("limited-1", "l" + i);
@@ -213,14 +251,14 @@ class AdmissionTopologyTest {
     @Test
     void shouldNeedNoAdmissionWhenNoKeyHasALimit() {
         ShaperConfig config = new ShaperConfig(settings());
-        RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
+        RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmission(), List.of());
         assertThat(rules.hasAdmission()).isFalse();
         TopicLimits limits = TopicLimits.assumed(config.producerMaxRequestSize());
         String described = TopologyWiring.build(config, new TopologyWiring.Parts(rules, 1, null,
                 ShaperMetrics.inMemory(), limits)).describe().toString();
         assertThat(described).contains(ShaperTopology.PROCESSOR);
         // Whereas rules with an admission limit cannot be wired without the instance's admission.
-        RuleBook limited = new RuleBook(config.defaultShapingRule(), new AdmissionRule(10, 10), List.of());
+        RuleBook limited = new RuleBook(config.defaultShapingRule(), AdmissionPolicy.of(new AdmissionRule(10, 10)), List.of());
         assertThatThrownBy(() -> new TopologyWiring.Parts(limited, 1, null, ShaperMetrics.inMemory(), limits))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("admission");
     }

@@ -4,8 +4,11 @@ import static dev.shaper.testsupport.ShaperDriver.header;
 import static dev.shaper.testsupport.ShaperDriver.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.internals.admission.AdmissionAlgorithm;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.admission.AdmissionLimit;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.rules.KeyMatcher;
 import dev.shaper.internals.rules.KeyRule;
@@ -191,7 +194,78 @@ class LiveRulesTopologyTest {
         }
     }
 
+    @Test
+    void shouldRefitSeveralLimitsOfAKeyWhenItsPolicyChangesLive() {
+        AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
+        AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT, Duration.ofMillis(100),
+                Duration.ofSeconds(1), () -> 1, new ManualScheduler(), nanos::get);
+        admission.start();
+        AdmissionLimit perHour = new AdmissionLimit(1_000, 3_600_000, 1_000);
+        LiveRules rules = LiveRules.updatable(new RuleSet(DEFAULTS, null, List.of(policyOfK(
+                AdmissionAlgorithm.TOKEN_BUCKET, new AdmissionLimit(0.001, 1_000, 100), perHour))));
+        try (ShaperDriver shaper = ShaperDriver.start(new HashMap<>(), new RuleBook(rules), admission)) {
+            // Given: 30 of the first bucket's 100 tokens spent
+            send(shaper, "k", 30);
+            assertThat(shaper.readRejected()).isEmpty();
+
+            // When: the first limit's rate changes, not its burst
+            publish(rules, policyOfK(AdmissionAlgorithm.TOKEN_BUCKET, new AdmissionLimit(0.002, 1_000, 100),
+                    perHour));
+            send(shaper, "k", 80);
+
+            // Then: its bucket kept its 70 tokens
+            assertThat(shaper.readRejected()).hasSize(10);
+
+            // When: 80 s refill 80 tokens at 1/s, and the burst falls to 40 meanwhile
+            publish(rules, policyOfK(AdmissionAlgorithm.TOKEN_BUCKET, new AdmissionLimit(1, 1_000, 40), perHour));
+            nanos.addAndGet(80_000_000_000L);
+            send(shaper, "k", 50);
+
+            // Then: the balance is capped at the new burst
+            assertThat(shaper.readRejected()).hasSize(10);
+        } finally {
+            admission.close();
+        }
+    }
+
+    @Test
+    void shouldKeepAWindowsCountByItsLengthWhenAPolicyChangesLive() {
+        AtomicLong nanos = new AtomicLong(1_000_000_000_000L); // 1,000 s: early in an hour-long window
+        AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT, Duration.ofMillis(100),
+                Duration.ofSeconds(1), () -> 1, new ManualScheduler(), nanos::get);
+        admission.start();
+        AdmissionLimit perDay = new AdmissionLimit(1_000, 86_400_000, 1_000);
+        LiveRules rules = LiveRules.updatable(new RuleSet(DEFAULTS, null, List.of(policyOfK(
+                AdmissionAlgorithm.FIXED_WINDOW, new AdmissionLimit(50, 3_600_000, 50), perDay))));
+        try (ShaperDriver shaper = ShaperDriver.start(new HashMap<>(), new RuleBook(rules), admission)) {
+            send(shaper, "k", 30);
+            assertThat(shaper.readRejected()).isEmpty();
+
+            // When: the hour's amount falls to 40, and the algorithm becomes the sliding window
+            publish(rules, policyOfK(AdmissionAlgorithm.SLIDING_WINDOW, new AdmissionLimit(40, 3_600_000, 40),
+                    perDay));
+            send(shaper, "k", 20);
+
+            // Then: the hour's window kept its count of 30: 10 more pass
+            assertThat(shaper.readRejected()).hasSize(10);
+
+            // When: the window's length changes
+            publish(rules, policyOfK(AdmissionAlgorithm.SLIDING_WINDOW, new AdmissionLimit(40, 7_200_000, 40),
+                    perDay));
+            send(shaper, "k", 45);
+
+            // Then: a window of a new length counts afresh; the day's window kept its 40
+            assertThat(shaper.readRejected()).hasSize(5);
+        } finally {
+            admission.close();
+        }
+    }
+
+    private static KeyRule policyOfK(AdmissionAlgorithm algorithm, AdmissionLimit... limits) {
+        return new KeyRule(new KeyMatcher.Exact("k"), DEFAULTS, new AdmissionPolicy(algorithm, List.of(limits)));
+    }
+
     private static KeyRule admissionOfK(double rate, double burst) {
-        return new KeyRule(new KeyMatcher.Exact("k"), DEFAULTS, new AdmissionRule(rate, burst));
+        return new KeyRule(new KeyMatcher.Exact("k"), DEFAULTS, AdmissionPolicy.of(new AdmissionRule(rate, burst)));
     }
 }

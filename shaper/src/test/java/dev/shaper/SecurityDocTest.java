@@ -2,8 +2,10 @@ package dev.shaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.internals.admission.AdmissionAlgorithm;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.admission.TokenBucketScript;
 import dev.shaper.internals.capacity.CapacityLeaseScript;
@@ -58,7 +60,7 @@ class SecurityDocTest {
         settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, NAMES.get("REJECTED"));
         ShaperConfig config = new ShaperConfig(settings);
         // With admission, so that every processor and store the shaper can have is in the topology.
-        RuleBook rules = new RuleBook(config.defaultShapingRule(), new AdmissionRule(10, 10), List.of());
+        RuleBook rules = new RuleBook(config.defaultShapingRule(), AdmissionPolicy.of(new AdmissionRule(10, 10)), List.of());
         ManualScheduler never = new ManualScheduler(); // nothing runs: the topology is only described
         AdmissionController localOnly = new AdmissionController(null, AdmissionMode.STRICT, Duration.ofMillis(100),
                 Duration.ofSeconds(1), () -> 1, never, never::nanoTime);
@@ -124,7 +126,8 @@ class SecurityDocTest {
         Set<String> needed = new TreeSet<>(List.of("evalsha", "eval", "ping", "info"));
         // Redis checks the commands a script calls against the user's ACL too
         Pattern call = Pattern.compile("redis\\.p?call\\('([A-Za-z]+)'");
-        for (String script : List.of("token-bucket.lua", "capacity-lease.lua", "capacity-decision.lua")) {
+        for (String script : List.of("token-bucket.lua", "fixed-window.lua", "sliding-window.lua", "capacity-lease.lua",
+                "capacity-decision.lua")) {
             try (InputStream in = SecurityDocTest.class.getResourceAsStream("/dev/shaper/" + script)) {
                 Matcher m = call.matcher(new String(in.readAllBytes(), StandardCharsets.UTF_8));
                 while (m.find()) {
@@ -132,13 +135,14 @@ class SecurityDocTest {
                 }
             }
         }
-        assertThat(needed).contains("time", "hset", "pexpire");
+        assertThat(needed).contains("time", "hset", "pexpire", "get", "incrby");
         assertThat(allowed).as("the commands of the page's ACL SETUSER line").isEqualTo(needed);
         // Nothing else: every category and channel taken away first
         assertThat(rules).contains("-@all", "resetchannels", "resetkeys");
         // And the keys: every key the shaper writes is under the one pattern the user may touch
         assertThat(rules).filteredOn(rule -> rule.startsWith("~")).containsExactly("~shaper:*");
         for (String prefix : List.of(TokenBucketScript.KEY_PREFIX, TokenBucketScript.PROBE_KEY,
+                AdmissionAlgorithm.WINDOW_KEY_PREFIX,
                 CapacityLeaseScript.KEY_PREFIX, CapacityDecisionScript.KEY_PREFIX)) {
             assertThat(prefix).startsWith("shaper:");
         }

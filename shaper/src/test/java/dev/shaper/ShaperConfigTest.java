@@ -14,6 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.config.ConfigException;
+import dev.shaper.internals.admission.AdmissionAlgorithm;
+import dev.shaper.internals.admission.AdmissionLimit;
+import dev.shaper.internals.admission.AdmissionPolicy;
+import dev.shaper.internals.admission.AdmissionRule;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -177,6 +181,34 @@ class ShaperConfigTest {
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.REDIS_URI_CONFIG, "http://u:s3cret@h:1")))
                 .hasMessageContaining("shaper.redis.uri").hasMessageContaining("redis://")
                 .hasMessageNotContaining("s3cret");
+    }
+
+    @Test
+    void shouldReadTheAdmissionAlgorithmAndRefuseABurstOrAFractionalRateForAWindow() {
+        assertThat(new ShaperConfig(Map.of()).admissionAlgorithm()).isEqualTo(AdmissionAlgorithm.TOKEN_BUCKET);
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.ADMISSION_RATE_CONFIG, "20",
+                ShaperConfig.ADMISSION_BURST_CONFIG, "30")).defaultAdmission())
+                .isEqualTo(AdmissionPolicy.of(new AdmissionRule(20, 30)));
+        ShaperConfig fixed = new ShaperConfig(Map.of(ShaperConfig.ADMISSION_RATE_CONFIG, "20",
+                ShaperConfig.ADMISSION_ALGORITHM_CONFIG, "Fixed-Window"));
+        assertThat(fixed.admissionAlgorithm()).isEqualTo(AdmissionAlgorithm.FIXED_WINDOW);
+        assertThat(fixed.defaultAdmission()).isEqualTo(new AdmissionPolicy(AdmissionAlgorithm.FIXED_WINDOW,
+                List.of(new AdmissionLimit(20, 1000, 20))));
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.ADMISSION_ALGORITHM_CONFIG, "sliding-window"))
+                .defaultAdmission()).isNull();
+
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.ADMISSION_ALGORITHM_CONFIG, "leaky-bucket")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("shaper.admission.algorithm")
+                .hasMessageContaining("TOKEN-BUCKET").hasMessageContaining("SLIDING-WINDOW");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.ADMISSION_ALGORITHM_CONFIG, "fixed-window",
+                ShaperConfig.ADMISSION_RATE_CONFIG, "20", ShaperConfig.ADMISSION_BURST_CONFIG, "40")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("shaper.admission.burst: expected 0 with shaper.admission.algorithm=fixed-window");
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.ADMISSION_ALGORITHM_CONFIG, "sliding-window",
+                ShaperConfig.ADMISSION_RATE_CONFIG, "0.5")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("shaper.admission.rate: expected 0 or at least 1 with shaper.admission.algorithm"
+                        + "=sliding-window");
     }
 
     @Test

@@ -202,7 +202,7 @@ enum BenchApp {
      * @param capacity  the instance's pool of the total rate, or null for one made from the settings
      */
     Topology topology(ShaperConfig config, int partitions, AdmissionController admission, CapacityPool capacity) {
-        RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
+        RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmission(), List.of());
         return TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions, admission,
                 ShaperMetrics.inMemory(), TopicLimits.assumed(config.producerMaxRequestSize()), capacity,
                 new TaskBacklogs()));

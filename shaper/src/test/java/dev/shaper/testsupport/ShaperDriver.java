@@ -60,7 +60,7 @@ public final class ShaperDriver implements AutoCloseable {
         settings.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         ShaperConfig config = new ShaperConfig(settings);
         RuleBook book = rules != null ? rules
-                : new RuleBook(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
+                : new RuleBook(config.defaultShapingRule(), config.defaultAdmission(), List.of());
         if (admission == null && book.hasAdmission()) {
             // Rules that may gain an admission limit (live rules) need the stage: local buckets, never started.
             admission = new AdmissionController(null, config.admissionMode(), config.admissionSyncInterval(),

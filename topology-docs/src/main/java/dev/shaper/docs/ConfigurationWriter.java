@@ -72,6 +72,15 @@ final class ConfigurationWriter {
                 "`" + ShaperConfig.ADMISSION_RATE_CONFIG + "`"});
         RULE_FIELDS.put("admission.burst", new String[] {"its capacity, tokens (0 or >= 1; 0: one second of the"
                 + " rate)", "`" + ShaperConfig.ADMISSION_BURST_CONFIG + "`"});
+        RULE_FIELDS.put("admission.algorithm", new String[] {"how the key's admission limits count: `token-bucket`,"
+                + " `fixed-window` or `sliding-window`; alone, the default limits under that algorithm (see"
+                + " [admission.md](admission.md#algorithms-side-by-side))",
+                "`" + ShaperConfig.ADMISSION_ALGORITHM_CONFIG + "`"});
+        RULE_FIELDS.put("admission.limits", new String[] {"several limits that must all allow a record, each"
+                + " `{rate, per, burst}`: `rate` units per `per` (a whole number and `ms`, `s`, `m`, `h`, `d` or `y`;"
+                + " default `1s`), `burst` for a token bucket only (default `rate`); instead of `admission.rate` and"
+                + " `admission.burst`, never with them (see [admission.md](admission.md#several-limits-per-key))",
+                "`admission.rate` / `admission.burst`"});
     }
 
     private final ConfigDef configDef;

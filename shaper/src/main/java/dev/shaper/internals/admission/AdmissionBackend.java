@@ -1,11 +1,13 @@
 package dev.shaper.internals.admission;
 
 /**
- * One way of making admission decisions: in-process buckets ({@link LocalBackend}), a call to the shared bucket
- * in Redis per record ({@link StrictRedisBackend}), or local mirrors of the shared buckets reconciled with Redis
+ * One way of making admission decisions: in-process state ({@link LocalBackend}), a call to the shared state in
+ * Redis per record ({@link StrictRedisBackend}), or local mirrors of the shared state reconciled with Redis
  * periodically ({@link BatchedRedisBackend}). A backend only decides; the {@link AdmissionController} chooses the
- * one in force and switches between Redis and the local fallback. Other algorithms (fixed or sliding windows,
- * several limits per key) are further implementations.
+ * one in force and switches between Redis and the local fallback.
+ *
+ * <p>Two entry points: a single token bucket (today's admission, kept on its own path so that its decisions and
+ * cost do not change), and any other {@link AdmissionPolicy}: several limits, or a window algorithm.
  */
 interface AdmissionBackend {
 
@@ -19,4 +21,15 @@ interface AdmissionBackend {
      */
     AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyAdmission perKey, long nowNanos)
             throws RedisUnavailableException, BucketUnusableException;
+
+    /**
+     * Takes {@code cost} for {@code admissionKey} from every limit of {@code policy} if each allows that much now,
+     * else from none; a refusal waits for the limit that needs longest. For a policy that is not a single token
+     * bucket (the caller sends that one to the other method).
+     *
+     * @throws RedisUnavailableException as above
+     * @throws BucketUnusableException   one of this key's counters in Redis cannot be used: the key is decided locally
+     */
+    AdmissionDecision admit(byte[] admissionKey, AdmissionPolicy policy, long cost, KeyAdmission perKey,
+                            long nowNanos) throws RedisUnavailableException, BucketUnusableException;
 }

@@ -9,8 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Admission for one shaper instance, shared by all its stream threads: token buckets in Redis (strict or
- * batched), and in-process buckets while Redis is down or when none is configured.
+ * Admission for one shaper instance, shared by all its stream threads: token buckets or window counters in Redis
+ * (strict or batched), and in-process state while Redis is down or when none is configured.
  *
  * <p>On a Redis error or timeout the controller switches to local buckets, whose rate and burst are the
  * rule's divided by the number of live shaper instances, so that the global limit roughly holds through an
@@ -177,6 +177,31 @@ public final class AdmissionController implements AutoCloseable {
             }
         }
         return local.admit(admissionKey, rule, cost, perKey, now);
+    }
+
+    /**
+     * Takes {@code cost} for {@code admissionKey} from every limit of {@code policy} if each allows it, else from none;
+     * a refusal's retry-after is the longest wait among the refusing limits. A policy of one token bucket takes the
+     * single-bucket path ({@link #admit(byte[], AdmissionRule, long, KeyAdmission)}), unchanged; any other (several
+     * limits, a window algorithm) one Redis script call for all of the key's limits in strict mode, the key's mirror
+     * in batched mode, and while Redis cannot be used this instance's share of every limit.
+     */
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionPolicy policy, long cost, KeyAdmission perKey) {
+        AdmissionRule single = policy.singleBucket();
+        if (single != null) {
+            return admit(admissionKey, single, cost, perKey);
+        }
+        long now = nanoTime.getAsLong();
+        if (onRedis.get()) {
+            try {
+                return shared.admit(admissionKey, policy, cost, perKey, now);
+            } catch (RedisUnavailableException e) {
+                switchToLocal(e);
+            } catch (BucketUnusableException e) {
+                unusableBucket(e);
+            }
+        }
+        return local.admit(admissionKey, policy, cost, perKey, now);
     }
 
     /** The backend that decides while admission is on Redis; null without Redis (for tests). */

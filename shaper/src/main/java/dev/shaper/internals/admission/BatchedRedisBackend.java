@@ -3,8 +3,10 @@ package dev.shaper.internals.admission;
 import java.time.Duration;
 
 /**
- * The batched mode: each key is admitted from a local mirror of its shared bucket ({@link BatchedTokenBuckets}),
- * and every sync interval what the mirrors admitted is charged to Redis, whose balances they then take in.
+ * The batched mode: each key is admitted from a local mirror of its shared state ({@link BatchedTokenBuckets} for a
+ * single token bucket, {@link BatchedLimits} for every other policy), and every sync interval what the mirrors
+ * admitted is charged to Redis, whose state they then take in. A sync charges the single buckets first, then the
+ * other policies' keys: one more pipelined round trip when both are in use.
  */
 final class BatchedRedisBackend implements RedisBackend {
 
@@ -12,6 +14,7 @@ final class BatchedRedisBackend implements RedisBackend {
     private static final int IDLE_SYNCS = 100;
 
     private final BatchedTokenBuckets mirrors = new BatchedTokenBuckets();
+    private final BatchedLimits limitMirrors = new BatchedLimits();
     private final RedisTokenBuckets redis;
     private final LocalBackend local;
     private final Duration syncInterval;
@@ -29,40 +32,53 @@ final class BatchedRedisBackend implements RedisBackend {
     }
 
     @Override
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionPolicy policy, long cost, KeyAdmission perKey,
+                                   long nowNanos) {
+        return limitMirrors.tryTake(admissionKey, policy, cost, nowNanos, perKey);
+    }
+
+    @Override
     public Duration syncInterval() {
         return syncInterval;
     }
 
     @Override
     public void sync(long nowNanos) throws RedisUnavailableException {
+        long idle = syncInterval.toNanos() * IDLE_SYNCS;
         try {
-            mirrors.sync(redis, nowNanos, syncInterval.toNanos() * IDLE_SYNCS);
+            mirrors.sync(redis, nowNanos, idle);
+            limitMirrors.sync(redis, nowNanos, idle);
         } catch (RedisUnavailableException e) {
             seedLocal(nowNanos); // before the switch: no record may find a fresh local bucket meanwhile
             throw e;
         }
     }
 
-    /** Local buckets start from this instance's share of the mirrors' balances: what Redis last said, less use. */
+    /** Local state starts from this instance's share of the mirrors': what Redis last said, less use. */
     private void seedLocal(long nowNanos) {
         int instances = local.instances();
         for (LocalTokenBuckets.Balance b : mirrors.balances(nowNanos)) {
             local.seed(b.key(), b.shared(), b.shared().share(instances), b.tokens() / instances, nowNanos);
+        }
+        for (BatchedLimits.Snapshot s : limitMirrors.snapshots(nowNanos)) {
+            local.seed(s.key(), s.policy(), local.share(s.policy(), 0), s.state(), nowNanos);
         }
     }
 
     @Override
     public void handBack(long nowNanos) throws RedisUnavailableException {
         HandBack.capSharedBuckets(redis, local, mirrors, nowNanos);
+        HandBack.capSharedLimits(redis, local, limitMirrors, nowNanos);
     }
 
     @Override
     public void flush(long nowNanos) throws RedisUnavailableException {
         mirrors.sync(redis, nowNanos, 0);
+        limitMirrors.sync(redis, nowNanos, 0);
     }
 
     /** How many keys are mirrored right now (for tests). */
     int mirroredKeys() {
-        return mirrors.size();
+        return mirrors.size() + limitMirrors.size();
     }
 }

@@ -32,7 +32,56 @@ final class HandBack {
         }
     };
 
+    /** {@link Mirrors} for policies other than one token bucket. */
+    interface LimitMirrors {
+        /** What was admitted from the mirror of {@code key} and not yet charged to Redis (0 without a mirror). */
+        double pending(byte[] key);
+
+        /** Sets the mirror of {@code key}, if it has one, to the shared {@code state} just read (null: none). */
+        void adopt(byte[] key, SharedState state, long nowNanos);
+    }
+
+    /** For a backend without mirrors. */
+    static final LimitMirrors NO_LIMIT_MIRRORS = new LimitMirrors() {
+        @Override
+        public double pending(byte[] key) {
+            return 0;
+        }
+
+        @Override
+        public void adopt(byte[] key, SharedState state, long nowNanos) {
+        }
+    };
+
     private HandBack() {
+    }
+
+    /**
+     * {@link #capSharedBuckets} for the other policies: each limit of each key whose local state is not unused is
+     * capped at what the local state says is left of it (times the live instances, plus the mirror's pending
+     * charge): a token bucket's balance lowered, a window's count raised, never the other way.
+     */
+    static void capSharedLimits(RedisTokenBuckets redis, LocalBackend local, LimitMirrors mirrors, long nowNanos)
+            throws RedisUnavailableException {
+        int instances = local.instances();
+        List<LocalLimits.Balance> balances = local.limitsNotUnused(nowNanos);
+        for (int from = 0; from < balances.size(); from += RedisTokenBuckets.CHARGE_CHUNK) {
+            List<LocalLimits.Balance> chunk = balances.subList(from,
+                    Math.min(balances.size(), from + RedisTokenBuckets.CHARGE_CHUNK));
+            List<RedisTokenBuckets.LimitsCharge> ceilings = new ArrayList<>(chunk.size());
+            for (LocalLimits.Balance b : chunk) {
+                double pending = mirrors.pending(b.key());
+                double[] ceiling = new double[b.left().length];
+                for (int i = 0; i < ceiling.length; i++) {
+                    ceiling[i] = Math.max(0, b.left()[i] * instances + pending);
+                }
+                ceilings.add(new RedisTokenBuckets.LimitsCharge(b.key(), b.shared(), ceiling));
+            }
+            List<SharedState> after = redis.capLimits(ceilings);
+            for (int i = 0; i < chunk.size(); i++) {
+                mirrors.adopt(chunk.get(i).key(), after.get(i), nowNanos);
+            }
+        }
     }
 
     /** Caps the shared bucket of every key whose local bucket is not full, in chunks of round trips. */

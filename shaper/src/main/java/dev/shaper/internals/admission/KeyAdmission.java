@@ -15,6 +15,9 @@ public final class KeyAdmission {
      */
     Mirror mirror;
 
+    /** The same for a policy other than one token bucket (several limits, windows): its {@link LimitsMirror}. */
+    LimitsMirror limitsMirror;
+
     public KeyAdmission() {
     }
 }

@@ -3,13 +3,15 @@ package dev.shaper.internals.admission;
 import java.util.List;
 
 /**
- * Admission from in-process token buckets, each at this instance's share of its rule (the rule divided among the
- * live instances, see {@link AdmissionRule#share}): on its own when no Redis is configured, and as the fallback
- * while Redis cannot be used, so that the global limit roughly holds through an outage.
+ * Admission from in-process state, each key at this instance's share of its rule (the rule divided among the live
+ * instances, see {@link AdmissionRule#share}): on its own when no Redis is configured, and as the fallback while
+ * Redis cannot be used, so that the global limit roughly holds through an outage. A single token bucket keeps its
+ * {@link LocalTokenBuckets}; every other policy (several limits, windows) its {@link LocalLimits}, every limit kept.
  */
 final class LocalBackend implements AdmissionBackend {
 
     private final LocalTokenBuckets buckets = new LocalTokenBuckets();
+    private final LocalLimits limits = new LocalLimits();
     private final LiveInstances instances;
 
     LocalBackend(LiveInstances instances) {
@@ -22,6 +24,12 @@ final class LocalBackend implements AdmissionBackend {
         return buckets.tryTake(admissionKey, rule, share(rule, cost), cost, nowNanos);
     }
 
+    @Override
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionPolicy policy, long cost, KeyAdmission perKey,
+                                   long nowNanos) {
+        return limits.tryTake(admissionKey, policy, share(policy, cost), cost, nowNanos);
+    }
+
     /**
      * This instance's share of {@code rule}. The burst is never below the record's cost: a record the shared
      * bucket could admit (cost up to its burst) must stay admissible in an outage.
@@ -29,6 +37,11 @@ final class LocalBackend implements AdmissionBackend {
     AdmissionRule share(AdmissionRule rule, long cost) {
         AdmissionRule share = rule.share(instances());
         return share.burst() >= cost ? share : new AdmissionRule(share.ratePerSecond(), cost);
+    }
+
+    /** This instance's share of {@code policy}, each limit's capacity at least the record's cost (as above). */
+    AdmissionPolicy share(AdmissionPolicy policy, long cost) {
+        return policy.share(instances(), cost);
     }
 
     /** The live shaper instances as last counted. */
@@ -41,13 +54,24 @@ final class LocalBackend implements AdmissionBackend {
         buckets.seed(key, shared, share, tokens, nowNanos);
     }
 
+    /** Sets the state of {@code key} to its share of {@code known}, e.g. the state last known from Redis. */
+    void seed(byte[] key, AdmissionPolicy shared, AdmissionPolicy share, SharedState known, long nowNanos) {
+        limits.seed(key, shared, share, known, instances(), nowNanos);
+    }
+
     /** The buckets that are not full: the keys whose balance says more than "unused". */
     List<LocalTokenBuckets.Balance> notFull(long nowNanos) {
         return buckets.notFull(nowNanos);
     }
 
-    /** Forgets the full buckets, which carry no information. */
+    /** The other policies' states that are not unused. */
+    List<LocalLimits.Balance> limitsNotUnused(long nowNanos) {
+        return limits.notUnused(nowNanos);
+    }
+
+    /** Forgets the full buckets and unused states, which carry no information. */
     void evictFull(long nowNanos) {
         buckets.evictFull(nowNanos);
+        limits.evictUnused(nowNanos);
     }
 }

@@ -23,9 +23,11 @@ import java.util.concurrent.TimeUnit;
 import reactor.core.Disposable;
 
 /**
- * Token buckets in Redis, through Lettuce: the script is loaded once and run with EVALSHA, and loaded again
- * when Redis answers NOSCRIPT (after a restart or {@code SCRIPT FLUSH}). Every call is bounded by the
- * timeout; any failure surfaces as {@link RedisUnavailableException}, never as a stuck stream thread.
+ * Admission's shared state in Redis, through Lettuce: token buckets ({@code token-bucket.lua}) and, for other
+ * policies, the limits scripts ({@link LimitScript}: several token buckets per key, fixed and sliding windows). Each
+ * script is loaded once and run with EVALSHA, and loaded again when Redis answers NOSCRIPT (after a restart or
+ * {@code SCRIPT FLUSH}). Every call is bounded by the timeout; any failure surfaces as {@link
+ * RedisUnavailableException}, never as a stuck stream thread.
  *
  * <p>Two connections: one for the per-record calls of the strict mode and the pings, one owned by the
  * batched mode's sync, which pipelines its commands (auto-flush off) so that all keys cost one round trip.
@@ -150,6 +152,48 @@ public final class RedisTokenBuckets implements AutoCloseable {
     }
 
     /**
+     * Takes {@code cost} from every limit of {@code policy} for {@code admissionKey} if each allows it, else from
+     * none: one script call for all of the key's limits (the strict mode of a policy other than one token bucket).
+     *
+     * @return the key's state after the call; {@link SharedState#toDecision()} is the decision
+     */
+    public SharedState take(byte[] admissionKey, AdmissionPolicy policy, double cost)
+            throws RedisUnavailableException, BucketUnusableException {
+        long start = System.nanoTime();
+        try {
+            return takeUntimed(admissionKey, policy, cost);
+        } finally {
+            observer.observe("take", System.nanoTime() - start);
+        }
+    }
+
+    private SharedState takeUntimed(byte[] admissionKey, AdmissionPolicy policy, double cost)
+            throws RedisUnavailableException, BucketUnusableException {
+        LimitScript script = LimitScript.of(policy.algorithm());
+        byte[][] keys = {script.keyName(admissionKey)};
+        byte[][] args = new byte[4][];
+        script.putArgs(args, 0, policy, new double[] {cost}, TokenBucketScript.Mode.TAKE);
+        try {
+            StatefulRedisConnection<byte[], byte[]> c = calls();
+            List<Object> reply;
+            try {
+                reply = c.sync().evalsha(script.script().sha(), ScriptOutputType.MULTI, keys, args);
+            } catch (RedisNoScriptException e) {
+                reply = c.sync().eval(script.script().source(), ScriptOutputType.MULTI, keys, args);
+            }
+            return script.parse(reply, policy.size());
+        } catch (RedisCommandExecutionException e) {
+            if (BucketUnusableException.isWrongType(e.getMessage())) {
+                throw new BucketUnusableException("Redis key " + new String(keys[0], StandardCharsets.UTF_8)
+                        + " cannot hold " + policy.algorithm() + " state: " + e.getMessage(), e);
+            }
+            throw unavailable(e);
+        } catch (RedisException | IllegalStateException | IllegalArgumentException | ClassCastException e) {
+            throw unavailable(e); // a reply the script's contract does not allow counts as a failed call
+        }
+    }
+
+    /**
      * Returns if the shaper's user may run the token-bucket script, every command it calls included; throws
      * otherwise. A PING proves Redis answers, not that an ACL lets the user run the script: without this check a
      * user allowed PING but not EVALSHA sent admission back to Redis at every ping, and out again at the next
@@ -221,6 +265,110 @@ public final class RedisTokenBuckets implements AutoCloseable {
         return timed(ceilings, TokenBucketScript.Mode.CAP);
     }
 
+    /**
+     * One consumption report of the batched mode for a policy other than one token bucket, or with {@link
+     * #capLimits}, the most each limit may have left.
+     *
+     * @param policy  the shared policy, not a local share of it
+     * @param amounts the consumption (one number, charged to every limit), or for a cap one ceiling per limit
+     */
+    public record LimitsCharge(byte[] admissionKey, AdmissionPolicy policy, double[] amounts) {
+    }
+
+    /**
+     * {@link #charge} for other policies: charges every limit of each key with what was admitted locally, in one
+     * pipelined round trip, and returns each key's state afterwards, or null for a key whose Redis state cannot be
+     * used (another type of value).
+     */
+    public List<SharedState> chargeLimits(List<LimitsCharge> charges) throws RedisUnavailableException {
+        return timedLimits(charges, TokenBucketScript.Mode.CHARGE);
+    }
+
+    /** {@link #cap} for other policies: lowers what each limit has left to at most its ceiling, never raises it. */
+    public List<SharedState> capLimits(List<LimitsCharge> ceilings) throws RedisUnavailableException {
+        return timedLimits(ceilings, TokenBucketScript.Mode.CAP);
+    }
+
+    private List<SharedState> timedLimits(List<LimitsCharge> charges, TokenBucketScript.Mode mode)
+            throws RedisUnavailableException {
+        if (charges.isEmpty()) {
+            return List.of();
+        }
+        long start = System.nanoTime();
+        try {
+            return limitsUntimed(charges, mode);
+        } finally {
+            observer.observe("charge", System.nanoTime() - start);
+        }
+    }
+
+    /** Groups the charges by script, then into calls as {@link ChargeCalls} does, and pipelines them all at once. */
+    private List<SharedState> limitsUntimed(List<LimitsCharge> charges, TokenBucketScript.Mode mode)
+            throws RedisUnavailableException {
+        StatefulRedisConnection<byte[], byte[]> c;
+        List<Call> calls = new ArrayList<>();
+        List<LimitScript> scripts = new ArrayList<>();
+        List<List<Integer>> members = new ArrayList<>();
+        try {
+            c = pipeline();
+            for (LimitScript script : LimitScript.all()) {
+                List<Integer> mine = new ArrayList<>();
+                List<byte[]> names = new ArrayList<>();
+                for (int i = 0; i < charges.size(); i++) {
+                    if (charges.get(i).policy().algorithm() == script.algorithm()) {
+                        mine.add(i);
+                        names.add(script.keyName(charges.get(i).admissionKey()));
+                    }
+                }
+                for (List<Integer> group : ChargeCalls.group(names, isCluster(), KEYS_PER_CALL)) {
+                    byte[][] keys = new byte[group.size()][];
+                    byte[][] args = new byte[4 * group.size()][];
+                    List<Integer> indexes = new ArrayList<>(group.size());
+                    for (int j = 0; j < group.size(); j++) {
+                        int index = mine.get(group.get(j));
+                        LimitsCharge charge = charges.get(index);
+                        keys[j] = names.get(group.get(j));
+                        script.putArgs(args, j, charge.policy(), charge.amounts(), mode);
+                        indexes.add(index);
+                    }
+                    calls.add(new Call(script.script(), keys, args));
+                    scripts.add(script);
+                    members.add(indexes);
+                }
+            }
+        } catch (RedisException | IllegalStateException e) {
+            throw unavailable(e);
+        }
+        try {
+            List<RedisFuture<List<Object>>> replies = pipelined(c, calls);
+            SharedState[] states = new SharedState[charges.size()];
+            for (int k = 0; k < calls.size(); k++) {
+                RedisFuture<List<Object>> reply = replies.get(k);
+                if (BucketUnusableException.isWrongType(reply.getError())) {
+                    continue; // a call for one key fails as a whole on a counter of the wrong type: null
+                }
+                List<Integer> indexes = members.get(k);
+                List<Integer> limits = new ArrayList<>(indexes.size());
+                for (int index : indexes) {
+                    limits.add(charges.get(index).policy().size());
+                }
+                List<SharedState> parsed = scripts.get(k).parseAll(reply.get(), limits);
+                for (int j = 0; j < indexes.size(); j++) {
+                    states[indexes.get(j)] = parsed.get(j);
+                }
+            }
+            return java.util.Arrays.asList(states);
+        } catch (RedisException | IllegalStateException | IllegalArgumentException | ClassCastException e) {
+            throw unavailable(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RedisUnavailableException("interrupted while charging Redis " + description, e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new RedisUnavailableException("Redis " + description + ": " + e.getCause().getMessage(),
+                    e.getCause());
+        }
+    }
+
     private List<Double> timed(List<Charge> charges, TokenBucketScript.Mode mode) throws RedisUnavailableException {
         if (charges.isEmpty()) {
             return List.of();
@@ -255,23 +403,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
                                      List<byte[]> names, List<List<Integer>> calls, TokenBucketScript.Mode mode)
             throws RedisUnavailableException {
         try {
-            List<RedisFuture<List<Object>>> replies = send(c, charges, names, calls, false, mode);
-            await(replies);
-            List<List<Integer>> noScript = new ArrayList<>();
-            List<Integer> noScriptAt = new ArrayList<>();
-            for (int k = 0; k < replies.size(); k++) {
-                if (isNoScript(replies.get(k))) {
-                    noScript.add(calls.get(k));
-                    noScriptAt.add(k);
-                }
-            }
-            if (!noScript.isEmpty()) {
-                List<RedisFuture<List<Object>>> retries = send(c, charges, names, noScript, true, mode);
-                await(retries);
-                for (int k = 0; k < noScript.size(); k++) {
-                    replies.set(noScriptAt.get(k), retries.get(k));
-                }
-            }
+            List<RedisFuture<List<Object>>> replies = pipelined(c, bucketCalls(charges, names, calls, mode));
             Double[] balances = new Double[charges.size()];
             for (int k = 0; k < calls.size(); k++) {
                 List<Integer> call = calls.get(k);
@@ -300,11 +432,14 @@ public final class RedisTokenBuckets implements AutoCloseable {
         }
     }
 
-    /** Pipelines one script call per group; with the source, the first one is an EVAL that loads the script. */
-    private List<RedisFuture<List<Object>>> send(StatefulRedisConnection<byte[], byte[]> c, List<Charge> charges,
-                                                 List<byte[]> names, List<List<Integer>> calls, boolean withSource,
-                                                 TokenBucketScript.Mode mode) {
-        List<RedisFuture<List<Object>>> replies = new ArrayList<>(calls.size());
+    /** One script call of a pipeline. */
+    private record Call(RedisScript script, byte[][] keys, byte[][] args) {
+    }
+
+    /** The token-bucket script's call for each group of charges. */
+    private static List<Call> bucketCalls(List<Charge> charges, List<byte[]> names, List<List<Integer>> calls,
+                                          TokenBucketScript.Mode mode) {
+        List<Call> built = new ArrayList<>(calls.size());
         // Most buckets share a few rules: their rate and burst are formatted once per rule.
         java.util.Map<AdmissionRule, byte[][]> ruleArgs = new java.util.IdentityHashMap<>();
         for (List<Integer> call : calls) {
@@ -316,10 +451,50 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 TokenBucketScript.putArgs(args, j, ruleArgs.computeIfAbsent(charge.rule(), TokenBucketScript::ruleArgs),
                         charge.consumed(), mode);
             }
+            built.add(new Call(TOKEN_BUCKET, keys, args));
+        }
+        return built;
+    }
+
+    private static final RedisScript TOKEN_BUCKET = new RedisScript(TokenBucketScript.SOURCE, TokenBucketScript.SHA);
+
+    /**
+     * Sends {@code calls} in one pipeline and waits for every reply; the calls Redis answers NOSCRIPT (after a
+     * restart or {@code SCRIPT FLUSH}) are sent once more, the first of each script as an EVAL that loads it: a call
+     * that did run is never sent twice. A timeout leaves the outcome unknown.
+     */
+    private List<RedisFuture<List<Object>>> pipelined(StatefulRedisConnection<byte[], byte[]> c, List<Call> calls)
+            throws InterruptedException, RedisUnavailableException {
+        List<RedisFuture<List<Object>>> replies = send(c, calls, false);
+        await(replies);
+        List<Call> noScript = new ArrayList<>();
+        List<Integer> noScriptAt = new ArrayList<>();
+        for (int k = 0; k < replies.size(); k++) {
+            if (isNoScript(replies.get(k))) {
+                noScript.add(calls.get(k));
+                noScriptAt.add(k);
+            }
+        }
+        if (!noScript.isEmpty()) {
+            List<RedisFuture<List<Object>>> retries = send(c, noScript, true);
+            await(retries);
+            for (int k = 0; k < noScript.size(); k++) {
+                replies.set(noScriptAt.get(k), retries.get(k));
+            }
+        }
+        return replies;
+    }
+
+    /** Pipelines the calls; with the source, the first call of each script is an EVAL that loads it. */
+    private static List<RedisFuture<List<Object>>> send(StatefulRedisConnection<byte[], byte[]> c, List<Call> calls,
+                                                        boolean withSource) {
+        List<RedisFuture<List<Object>>> replies = new ArrayList<>(calls.size());
+        java.util.Set<String> loaded = new java.util.HashSet<>();
+        for (Call call : calls) {
             // Redis runs a pipeline in order: once the EVAL has loaded the script, EVALSHA finds it.
-            replies.add(withSource && replies.isEmpty()
-                    ? c.async().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, keys, args)
-                    : c.async().evalsha(TokenBucketScript.SHA, ScriptOutputType.MULTI, keys, args));
+            replies.add(withSource && loaded.add(call.script().sha())
+                    ? c.async().eval(call.script().source(), ScriptOutputType.MULTI, call.keys(), call.args())
+                    : c.async().evalsha(call.script().sha(), ScriptOutputType.MULTI, call.keys(), call.args()));
         }
         c.flushCommands();
         return replies;
@@ -386,6 +561,10 @@ public final class RedisTokenBuckets implements AutoCloseable {
     public void warmUp() {
         try {
             calls().sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, new byte[0][]);
+            // The window scripts too (with no key they change nothing): their first decision then finds them loaded.
+            for (LimitScript script : List.of(LimitScript.FIXED_WINDOW, LimitScript.SLIDING_WINDOW)) {
+                calls().sync().eval(script.script().source(), ScriptOutputType.MULTI, new byte[0][]);
+            }
             // The sync's own path (grouping, pipelining, parsing), with one call for no bucket.
             chargeCalls(pipeline(), List.of(), List.of(), List.of(List.of()), TokenBucketScript.Mode.CHARGE);
             isCluster();

@@ -1,8 +1,9 @@
 package dev.shaper.internals.admission;
 
 /**
- * The strict mode: each decision is one call to the key's shared bucket in Redis, exact and shared with any
- * service that runs the same script. Each answer also sets where the key's local bucket starts if Redis fails.
+ * The strict mode: each decision is one call to the key's shared state in Redis, exact and shared with any service
+ * that runs the same script: one token bucket, or for any other policy one script call for all of the key's limits.
+ * Each answer also sets where the key's local state starts if Redis fails.
  */
 final class StrictRedisBackend implements RedisBackend {
 
@@ -24,7 +25,17 @@ final class StrictRedisBackend implements RedisBackend {
     }
 
     @Override
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionPolicy policy, long cost, KeyAdmission perKey,
+                                   long nowNanos) throws RedisUnavailableException, BucketUnusableException {
+        SharedState state = redis.take(admissionKey, policy, cost);
+        // The state last known from Redis: where this key's local state starts if Redis fails.
+        local.seed(admissionKey, policy, local.share(policy, cost), state, nowNanos);
+        return state.toDecision();
+    }
+
+    @Override
     public void handBack(long nowNanos) throws RedisUnavailableException {
         HandBack.capSharedBuckets(redis, local, HandBack.NO_MIRRORS, nowNanos);
+        HandBack.capSharedLimits(redis, local, HandBack.NO_LIMIT_MIRRORS, nowNanos);
     }
 }

@@ -1,6 +1,7 @@
 package dev.shaper.internals.http;
 
-import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.admission.AdmissionLimit;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.rules.KeyRule;
 import dev.shaper.internals.rules.RuleBook;
@@ -15,7 +16,9 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
@@ -207,7 +210,7 @@ final class BucketsEndpoint {
         out.put("rate", shaping.ratePerSecond());
         out.put("maxQueue", shaping.maxQueue());
         out.put("maxDelayMs", shaping.maxDelayMs());
-        AdmissionRule admission = match.map(KeyRule::admission).orElse(null);
+        AdmissionPolicy admission = match.map(KeyRule::admission).orElse(null);
         if (admission == null) {
             admission = rules.defaultAdmission();
         }
@@ -218,8 +221,22 @@ final class BucketsEndpoint {
             admissionOut.put("note", "the rules below are for this text as an admission key; a record's admission"
                     + " bucket is the one of its " + admissionKeyHeader + " header");
         }
-        admissionOut.put("rate", admission == null ? null : admission.ratePerSecond());
-        admissionOut.put("burst", admission == null ? null : admission.burst());
+        // rate and burst as before for one limit (per second); every limit, with its period, under limits.
+        AdmissionLimit first = admission == null || admission.size() != 1 ? null : admission.limit(0);
+        admissionOut.put("rate", first == null ? null : first.ratePerSecond());
+        admissionOut.put("burst", first == null ? null : first.burst());
+        admissionOut.put("algorithm", admission == null ? null : admission.algorithm().configName());
+        List<Map<String, Object>> limits = new ArrayList<>();
+        if (admission != null) {
+            for (AdmissionLimit limit : admission.limits()) {
+                Map<String, Object> one = new LinkedHashMap<>();
+                one.put("rate", limit.amount());
+                one.put("per", AdmissionLimit.formatPeriod(limit.periodMillis()));
+                one.put("burst", admission.algorithm().isWindow() ? null : limit.burst());
+                limits.add(one);
+            }
+        }
+        admissionOut.put("limits", limits);
         out.put("admission", admissionOut);
         return out;
     }

@@ -3,7 +3,9 @@ package dev.shaper.internals.processor;
 import dev.shaper.RejectReason;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionDecision;
+import dev.shaper.internals.admission.AdmissionLimit;
 import dev.shaper.internals.admission.AdmissionMode;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.store.KeyEntry;
@@ -12,8 +14,9 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.processor.api.Record;
 
 /**
- * The admission step of the pipeline: a record whose admission key's token bucket holds too few tokens is refused
- * with {@link RejectReason#RATE_LIMITED} and the wait until enough exist. The buckets are the instance's
+ * The admission step of the pipeline: a record that some limit of its admission key cannot admit now (a token bucket
+ * with too few tokens, a window already full) is refused with {@link RejectReason#RATE_LIMITED} and the wait until
+ * every limit can. The buckets are the instance's
  * {@link AdmissionController}'s, shared through Redis with the other instances.
  */
 final class AdmissionStep {
@@ -56,20 +59,32 @@ final class AdmissionStep {
             }
             admissionKey = header.value();
         }
-        AdmissionRule rule = rules.admissionFor(admissionKey);
-        if (rule == null) {
+        AdmissionPolicy policy = rules.admissionFor(admissionKey);
+        if (policy == null) {
             return null;
         }
-        if (cost > rule.burst()) {
-            return new Refusal(RejectReason.INVALID_COST, "cost " + cost + " exceeds the admission burst "
-                    + rule.burst() + " of this admission key, so no wait could admit it");
+        AdmissionRule rule = policy.singleBucket();
+        if (cost > policy.capacity()) {
+            return new Refusal(RejectReason.INVALID_COST, rule != null
+                    ? "cost " + cost + " exceeds the admission burst " + rule.burst() + " of this admission key, so no"
+                    + " wait could admit it"
+                    : "cost " + cost + " exceeds what the admission limits of this admission key (" + policy.describe()
+                    + ") can ever admit at once, " + AdmissionLimit.number(policy.capacity()) + ", so no wait could"
+                    + " admit it");
         }
-        AdmissionDecision decision = admission.admit(admissionKey, rule, cost, entry == null ? null : entry.admission());
+        AdmissionDecision decision = admission.admit(admissionKey, policy, cost,
+                entry == null ? null : entry.admission());
         if (decision.allowed()) {
             return null;
         }
+        if (rule != null) {
+            return new Refusal(RejectReason.RATE_LIMITED, decision.retryAfterMs(), String.format(Locale.ROOT,
+                    "admission bucket (%s tokens/s, burst %s) holds %.2f tokens, the record costs %d",
+                    rule.ratePerSecond(), rule.burst(), decision.tokensLeft(), cost));
+        }
         return new Refusal(RejectReason.RATE_LIMITED, decision.retryAfterMs(), String.format(Locale.ROOT,
-                "admission bucket (%s tokens/s, burst %s) holds %.2f tokens, the record costs %d",
-                rule.ratePerSecond(), rule.burst(), decision.tokensLeft(), cost));
+                "admission limit %d of %d, %s %s, has %.2f left, the record costs %d", decision.limit() + 1,
+                policy.size(), policy.algorithm(), policy.limit(decision.limit()).describe(policy.algorithm()),
+                decision.tokensLeft(), cost));
     }
 }

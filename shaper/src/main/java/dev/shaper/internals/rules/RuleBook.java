@@ -1,6 +1,6 @@
 package dev.shaper.internals.rules;
 
-import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -24,14 +24,14 @@ public final class RuleBook {
     /** The version the remembered answers belong to. */
     private RuleSet seen;
     private final Map<String, ShapingRule> remembered = remembering();
-    private final Map<String, Optional<AdmissionRule>> rememberedAdmission = remembering();
+    private final Map<String, Optional<AdmissionPolicy>> rememberedAdmission = remembering();
 
     public RuleBook(ShapingRule defaults, List<KeyRule> rules) {
         this(defaults, null, rules);
     }
 
     /** @param defaultAdmission the admission of keys no rule gives one; null for none */
-    public RuleBook(ShapingRule defaults, AdmissionRule defaultAdmission, List<KeyRule> rules) {
+    public RuleBook(ShapingRule defaults, AdmissionPolicy defaultAdmission, List<KeyRule> rules) {
         this(LiveRules.fixed(new RuleSet(defaults, defaultAdmission, rules)));
     }
 
@@ -94,14 +94,14 @@ public final class RuleBook {
         return source.isUpdatable() || source.current().hasAdmission();
     }
 
-    /** The admission bucket of {@code admissionKey}, or null if it is not limited. */
-    public AdmissionRule admissionFor(byte[] admissionKey) {
+    /** The admission of {@code admissionKey} (its algorithm and limits), or null if it is not limited. */
+    public AdmissionPolicy admissionFor(byte[] admissionKey) {
         RuleSet rules = current();
         if (rules.rules().isEmpty() || !rules.hasAdmission()) {
             return rules.defaultAdmission();
         }
         String key = new String(admissionKey, StandardCharsets.UTF_8);
-        Optional<AdmissionRule> known = rememberedAdmission.get(key);
+        Optional<AdmissionPolicy> known = rememberedAdmission.get(key);
         if (known == null) {
             known = Optional.ofNullable(rules.defaultAdmission());
             for (KeyRule rule : rules.rules()) {
@@ -121,8 +121,8 @@ public final class RuleBook {
         return source.current().rules().stream().filter(rule -> rule.matcher().matches(key)).findFirst();
     }
 
-    /** The admission bucket of keys no rule gives one; null for none. */
-    public AdmissionRule defaultAdmission() {
+    /** The admission of keys no rule gives one; null for none. */
+    public AdmissionPolicy defaultAdmission() {
         return source.current().defaultAdmission();
     }
 

@@ -6,7 +6,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.admission.AdmissionAlgorithm;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -79,10 +80,29 @@ public final class RuleRecord {
      * What the record with this key and value does.
      *
      * @param defaults         fill every field the rule leaves out
-     * @param defaultAdmission the admission of a rule that sets none; null for no admission limit
+     * @param defaultAdmission the admission of a rule that sets none; null for no admission limit. Its algorithm
+     *                         (token-bucket without one) is that of a rule that sets limits but no algorithm.
      */
-    public static Change parse(byte[] key, byte[] value, ShapingRule defaults, AdmissionRule defaultAdmission)
+    public static Change parse(byte[] key, byte[] value, ShapingRule defaults, AdmissionPolicy defaultAdmission)
             throws InvalidRuleException {
+        return parse(key, value, defaults, defaultAdmission,
+                defaultAdmission != null ? defaultAdmission.algorithm() : AdmissionAlgorithm.TOKEN_BUCKET);
+    }
+
+    /** What the record does, checked against the defaults of {@code base}, as the shaper that reads it will. */
+    public static Change parse(byte[] key, byte[] value, RuleSet base) throws InvalidRuleException {
+        return parse(key, value, base.defaults(), base.defaultAdmission(), base.defaultAlgorithm());
+    }
+
+    /**
+     * What the record with this key and value does.
+     *
+     * @param defaults         fill every field the rule leaves out
+     * @param defaultAdmission the admission of a rule that sets none; null for no admission limit
+     * @param defaultAlgorithm the algorithm of a rule that sets admission limits but no admission.algorithm
+     */
+    public static Change parse(byte[] key, byte[] value, ShapingRule defaults, AdmissionPolicy defaultAdmission,
+                               AdmissionAlgorithm defaultAlgorithm) throws InvalidRuleException {
         String id = id(key);
         if (value == null) {
             return new Delete(id);
@@ -108,7 +128,8 @@ public final class RuleRecord {
         ObjectNode fields = ((ObjectNode) node).deepCopy();
         int order = order(id, where, fields.remove(ORDER_FIELD));
         try {
-            return new Put(id, order, RulesFile.ruleFrom(where, fields, defaults, defaultAdmission), json, fields);
+            return new Put(id, order, RulesFile.ruleFrom(where, fields, defaults, defaultAdmission,
+                    defaultAlgorithm), json, fields);
         } catch (RulesFile.RulesFileException e) {
             throw new InvalidRuleException(id, e.getMessage());
         }

@@ -1,6 +1,7 @@
 package dev.shaper.internals.rules;
 
-import dev.shaper.internals.admission.AdmissionRule;
+import dev.shaper.internals.admission.AdmissionAlgorithm;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.util.List;
 
@@ -11,14 +12,30 @@ import java.util.List;
 public final class RuleSet {
 
     private final ShapingRule defaults;
-    private final AdmissionRule defaultAdmission;
+    private final AdmissionPolicy defaultAdmission;
+    private final AdmissionAlgorithm defaultAlgorithm;
     private final List<KeyRule> rules;
     private final boolean hasAdmission;
 
-    /** @param defaultAdmission the admission of keys no rule gives one; null for none */
-    public RuleSet(ShapingRule defaults, AdmissionRule defaultAdmission, List<KeyRule> rules) {
+    /**
+     * @param defaultAdmission the admission of keys no rule gives one; null for none. Its algorithm (token-bucket
+     *                         without one) is that of rules that set admission limits but no admission.algorithm.
+     */
+    public RuleSet(ShapingRule defaults, AdmissionPolicy defaultAdmission, List<KeyRule> rules) {
+        this(defaults, defaultAdmission,
+                defaultAdmission != null ? defaultAdmission.algorithm() : AdmissionAlgorithm.TOKEN_BUCKET, rules);
+    }
+
+    /**
+     * @param defaultAdmission the admission of keys no rule gives one; null for none
+     * @param defaultAlgorithm the algorithm of rules that set admission limits but no admission.algorithm
+     *                         ({@code shaper.admission.algorithm})
+     */
+    public RuleSet(ShapingRule defaults, AdmissionPolicy defaultAdmission, AdmissionAlgorithm defaultAlgorithm,
+                   List<KeyRule> rules) {
         this.defaults = defaults;
         this.defaultAdmission = defaultAdmission;
+        this.defaultAlgorithm = defaultAlgorithm;
         this.rules = List.copyOf(rules);
         this.hasAdmission = defaultAdmission != null || this.rules.stream().anyMatch(r -> r.admission() != null);
     }
@@ -27,9 +44,14 @@ public final class RuleSet {
         return defaults;
     }
 
-    /** The admission bucket of keys no rule gives one; null for none. */
-    public AdmissionRule defaultAdmission() {
+    /** The admission of keys no rule gives one (its algorithm and limits); null for none. */
+    public AdmissionPolicy defaultAdmission() {
         return defaultAdmission;
+    }
+
+    /** The algorithm of rules that set admission limits but no admission.algorithm. */
+    public AdmissionAlgorithm defaultAlgorithm() {
+        return defaultAlgorithm;
     }
 
     /** The rules, first match wins. */
@@ -44,6 +66,6 @@ public final class RuleSet {
 
     /** The same defaults with other rules. */
     public RuleSet withRules(List<KeyRule> newRules) {
-        return new RuleSet(defaults, defaultAdmission, newRules);
+        return new RuleSet(defaults, defaultAdmission, defaultAlgorithm, newRules);
     }
 }

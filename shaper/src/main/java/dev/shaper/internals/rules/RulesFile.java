@@ -9,6 +9,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.shaper.ShaperConfig;
+import dev.shaper.internals.admission.AdmissionAlgorithm;
+import dev.shaper.internals.admission.AdmissionLimit;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.io.IOException;
@@ -33,6 +36,11 @@ import org.apache.kafka.common.config.ConfigException;
  *     weight: 1               # within a priority, keys share the total rate by weight x rate (default 1)
  *     admission.rate: 50      # the admission token bucket of this key (see shaper.admission.*)
  *     admission.burst: 100
+ *   - prefix: "api-"
+ *     admission.algorithm: sliding-window   # or token-bucket, fixed-window (default shaper.admission.algorithm)
+ *     admission.limits:       # several limits that must all allow a record (instead of admission.rate/burst)
+ *       - {rate: 10, per: 1s}            # per: a whole number and ms, s, m, h, d or y (365 d); default 1s
+ *       - {rate: 10000, per: 1h}         # burst: token bucket only, default rate (one period's worth)
  * </pre>
  *
  * <p>Every mistake stops the start with a message that names the file, the rule and the field.
@@ -51,7 +59,16 @@ public final class RulesFile {
             @JsonProperty("priority") Integer priority,
             @JsonProperty("weight") Double weight,
             @JsonProperty("admission.rate") Double admissionRate,
-            @JsonProperty("admission.burst") Double admissionBurst) {
+            @JsonProperty("admission.burst") Double admissionBurst,
+            @JsonProperty("admission.algorithm") String admissionAlgorithm,
+            @JsonProperty("admission.limits") List<LimitSpec> admissionLimits) {
+    }
+
+    /** One of a rule's admission.limits as written. */
+    record LimitSpec(
+            @JsonProperty("rate") Double rate,
+            @JsonProperty("per") String per,
+            @JsonProperty("burst") Double burst) {
     }
 
     /** The whole file; each entry is read by {@link #ruleFrom}, as a rule of the rules topic is. */
@@ -60,7 +77,8 @@ public final class RulesFile {
 
     /** The fields a rule may have, for error messages. */
     static final String RULE_FIELDS = "one of exact, prefix, glob, regex and optional rate, max.queue, max.delay.ms,"
-            + " priority, weight, admission.rate, admission.burst";
+            + " priority, weight, admission.rate, admission.burst, admission.algorithm, admission.limits (each limit"
+            + " with rate, per, burst)";
 
     private static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -81,41 +99,51 @@ public final class RulesFile {
     /** The version of the rules {@code config} names, as {@link #forConfig}, to build on (the rules topic). */
     public static RuleSet ruleSetFor(ShaperConfig config) {
         if (config.rulesFile().isBlank()) {
-            return new RuleSet(config.defaultShapingRule(), config.defaultAdmissionRule(), List.of());
+            return new RuleSet(config.defaultShapingRule(), config.defaultAdmission(), config.admissionAlgorithm(),
+                    List.of());
         }
         Path file = Path.of(config.rulesFile());
         if (!Files.isReadable(file)) {
             throw new ConfigException(ShaperConfig.RULES_FILE_CONFIG, config.rulesFile(),
                     "expected the path of a readable YAML or JSON rules file");
         }
-        return load(file, config.defaultShapingRule(), config.defaultAdmissionRule()).version();
+        return load(file, config.defaultShapingRule(), config.defaultAdmission(), config.admissionAlgorithm())
+                .version();
     }
 
     /** Reads {@code file}; the defaults fill every field a rule leaves out. */
     public static RuleBook load(Path file, ShapingRule defaults) {
-        return load(file, defaults, null);
+        return load(file, defaults, null, AdmissionAlgorithm.TOKEN_BUCKET);
     }
 
     /**
      * Reads {@code file}; the defaults fill every field a rule leaves out.
      *
      * @param defaultAdmission the admission of keys whose rule sets none; null for no admission limit
+     * @param defaultAlgorithm the algorithm of rules that set admission limits but no admission.algorithm
      */
-    public static RuleBook load(Path file, ShapingRule defaults, AdmissionRule defaultAdmission) {
+    public static RuleBook load(Path file, ShapingRule defaults, AdmissionPolicy defaultAdmission,
+                                AdmissionAlgorithm defaultAlgorithm) {
         String text;
         try {
             text = Files.readString(file);
         } catch (IOException e) {
             throw new RulesFileException(file + ": cannot be read (" + e + ")");
         }
-        return parse(file.toString(), text, defaults, defaultAdmission);
+        return parse(file.toString(), text, defaults, defaultAdmission, defaultAlgorithm);
     }
 
     static RuleBook parse(String source, String text, ShapingRule defaults) {
         return parse(source, text, defaults, null);
     }
 
-    static RuleBook parse(String source, String text, ShapingRule defaults, AdmissionRule defaultAdmission) {
+    static RuleBook parse(String source, String text, ShapingRule defaults, AdmissionPolicy defaultAdmission) {
+        return parse(source, text, defaults, defaultAdmission,
+                defaultAdmission != null ? defaultAdmission.algorithm() : AdmissionAlgorithm.TOKEN_BUCKET);
+    }
+
+    static RuleBook parse(String source, String text, ShapingRule defaults, AdmissionPolicy defaultAdmission,
+                          AdmissionAlgorithm defaultAlgorithm) {
         FileSpec spec;
         try {
             spec = text.isBlank() ? new FileSpec(List.of()) : MAPPER.readValue(text, FileSpec.class);
@@ -135,9 +163,10 @@ public final class RulesFile {
         }
         List<KeyRule> rules = new ArrayList<>();
         for (int i = 0; i < spec.rules().size(); i++) {
-            rules.add(ruleFrom(source + ": rules[" + i + "]", spec.rules().get(i), defaults, defaultAdmission));
+            rules.add(ruleFrom(source + ": rules[" + i + "]", spec.rules().get(i), defaults, defaultAdmission,
+                    defaultAlgorithm));
         }
-        return new RuleBook(defaults, defaultAdmission, rules);
+        return new RuleBook(LiveRules.fixed(new RuleSet(defaults, defaultAdmission, defaultAlgorithm, rules)));
     }
 
     /**
@@ -145,11 +174,14 @@ public final class RulesFile {
      * its {@code order}. Any field left out takes the default.
      *
      * @param where names the rule in an error message, e.g. {@code "rules.yaml: rules[2]"}
+     * @param defaultAdmission the admission of a rule that sets none; null for no admission limit
+     * @param defaultAlgorithm the algorithm of a rule that sets admission limits but no admission.algorithm
      * @throws RulesFileException naming {@code where}, the field and what is expected
      */
-    static KeyRule ruleFrom(String where, JsonNode node, ShapingRule defaults, AdmissionRule defaultAdmission) {
+    static KeyRule ruleFrom(String where, JsonNode node, ShapingRule defaults, AdmissionPolicy defaultAdmission,
+                            AdmissionAlgorithm defaultAlgorithm) {
         if (node == null || node.isNull()) {
-            return toRule(where, null, defaults, defaultAdmission);
+            return toRule(where, null, defaults, defaultAdmission, defaultAlgorithm);
         }
         RuleSpec spec;
         try {
@@ -161,10 +193,11 @@ public final class RulesFile {
         } catch (JacksonException e) {
             throw new RulesFileException(where + ": " + e.getOriginalMessage());
         }
-        return toRule(where, spec, defaults, defaultAdmission);
+        return toRule(where, spec, defaults, defaultAdmission, defaultAlgorithm);
     }
 
-    private static KeyRule toRule(String where, RuleSpec spec, ShapingRule defaults, AdmissionRule defaultAdmission) {
+    private static KeyRule toRule(String where, RuleSpec spec, ShapingRule defaults, AdmissionPolicy defaultAdmission,
+                                  AdmissionAlgorithm defaultAlgorithm) {
         if (spec == null) {
             throw new RulesFileException(where + ": empty entry; expected one of exact, prefix, glob, regex");
         }
@@ -212,16 +245,60 @@ public final class RulesFile {
             throw new RulesFileException(where + ": weight is " + weight + "; expected a number > 0");
         }
         return new KeyRule(matcher, new ShapingRule(rate, maxQueue, maxDelayMs, priority, weight),
-                toAdmission(where, spec, defaultAdmission));
+                toAdmission(where, spec, defaultAdmission, defaultAlgorithm));
     }
 
-    /** The rule's own admission bucket, or null when it sets none (the default applies). */
-    private static AdmissionRule toAdmission(String where, RuleSpec spec, AdmissionRule defaultAdmission) {
-        if (spec.admissionRate() == null && spec.admissionBurst() == null) {
+    /**
+     * The rule's own admission, or null when it sets none (the default applies): {@code admission.rate} and {@code
+     * admission.burst} are one token bucket per second (or one window of a second), {@code admission.limits} any
+     * number of limits, {@code admission.algorithm} alone the default's limits under another algorithm.
+     */
+    private static AdmissionPolicy toAdmission(String where, RuleSpec spec, AdmissionPolicy defaultAdmission,
+                                               AdmissionAlgorithm defaultAlgorithm) {
+        boolean single = spec.admissionRate() != null || spec.admissionBurst() != null;
+        boolean several = spec.admissionLimits() != null;
+        if (!single && !several && spec.admissionAlgorithm() == null) {
             return null;
         }
+        if (single && several) {
+            throw new RulesFileException(where + ": sets admission.limits and admission."
+                    + (spec.admissionRate() != null ? "rate" : "burst") + "; expected one of them: admission.rate and admission.burst are one limit,"
+                    + " admission.limits lists any number");
+        }
+        AdmissionAlgorithm algorithm = defaultAlgorithm;
+        if (spec.admissionAlgorithm() != null) {
+            algorithm = AdmissionAlgorithm.of(spec.admissionAlgorithm());
+            if (algorithm == null) {
+                throw new RulesFileException(where + ": admission.algorithm is \"" + spec.admissionAlgorithm()
+                        + "\"; expected " + AdmissionAlgorithm.names());
+            }
+        }
+        if (several) {
+            return new AdmissionPolicy(algorithm, toLimits(where, spec.admissionLimits(), algorithm));
+        }
+        if (single) {
+            return new AdmissionPolicy(algorithm, List.of(toSingleLimit(where, spec, defaultAdmission, algorithm)));
+        }
+        if (defaultAdmission == null) {
+            throw new RulesFileException(where + ": admission.algorithm is set but there is no admission rate; set"
+                    + " admission.rate or admission.limits in this rule, or shaper.admission.rate");
+        }
+        try {
+            return defaultAdmission.withAlgorithm(algorithm);
+        } catch (IllegalArgumentException e) {
+            throw new RulesFileException(where + ": admission.algorithm is " + algorithm + ", but the default"
+                    + " admission rate " + defaultAdmission.limit(0).amount() + " is below 1, and a window admits"
+                    + " whole units; set admission.rate or admission.limits in this rule");
+        }
+    }
+
+    /** {@code admission.rate} and {@code admission.burst}: one limit per second, with the default's fields. */
+    private static AdmissionLimit toSingleLimit(String where, RuleSpec spec, AdmissionPolicy defaultAdmission,
+                                                AdmissionAlgorithm algorithm) {
+        AdmissionLimit fallback = defaultAdmission != null && defaultAdmission.limit(0).periodMillis() == 1000
+                ? defaultAdmission.limit(0) : null;
         Double rate = spec.admissionRate() != null ? spec.admissionRate()
-                : defaultAdmission != null ? defaultAdmission.ratePerSecond() : null;
+                : fallback != null ? fallback.amount() : null;
         if (rate == null) {
             throw new RulesFileException(where + ": admission.burst is set but there is no admission rate; set"
                     + " admission.rate in this rule or shaper.admission.rate");
@@ -230,13 +307,82 @@ public final class RulesFile {
             throw new RulesFileException(where + ": admission.rate is " + rate
                     + "; expected a number of tokens per second > 0");
         }
+        if (algorithm.isWindow()) {
+            if (spec.admissionBurst() != null) {
+                throw new RulesFileException(where + ": admission.burst is set, but a " + algorithm + " limit has no"
+                        + " burst: it admits at most admission.rate per window of a second");
+            }
+            if (rate < 1) {
+                throw new RulesFileException(where + ": admission.rate is " + rate + "; a " + algorithm + " limit"
+                        + " admits at most that many units per window of a second: expected a number >= 1");
+            }
+            return new AdmissionLimit(rate, 1000, rate);
+        }
         double burst = spec.admissionBurst() != null ? spec.admissionBurst()
-                : spec.admissionRate() == null && defaultAdmission != null ? defaultAdmission.burst()
+                : spec.admissionRate() == null && fallback != null ? fallback.burst()
                 : AdmissionRule.defaultBurst(rate);
         if (!(burst >= 1) || Double.isInfinite(burst)) {
             throw new RulesFileException(where + ": admission.burst is " + burst + "; expected a number of tokens >= 1");
         }
-        return new AdmissionRule(rate, burst);
+        return new AdmissionLimit(rate, 1000, burst);
+    }
+
+    /** {@code admission.limits}: each limit's rate, period and (token bucket only) burst. */
+    private static List<AdmissionLimit> toLimits(String where, List<LimitSpec> specs, AdmissionAlgorithm algorithm) {
+        if (specs.isEmpty()) {
+            throw new RulesFileException(where + ": admission.limits is empty; expected at least one limit, e.g."
+                    + " {rate: 10, per: 1s}");
+        }
+        List<AdmissionLimit> limits = new ArrayList<>();
+        for (int i = 0; i < specs.size(); i++) {
+            String field = where + ": admission.limits[" + i + "]";
+            LimitSpec spec = specs.get(i);
+            if (spec == null) {
+                throw new RulesFileException(field + " is empty; expected a limit {rate, per, burst}, e.g. {rate: 10,"
+                        + " per: 1s}");
+            }
+            Double rate = spec.rate();
+            if (rate == null) {
+                throw new RulesFileException(field + ".rate is missing; expected the number of units per period");
+            }
+            if (!(rate > 0) || Double.isInfinite(rate)) {
+                throw new RulesFileException(field + ".rate is " + rate
+                        + "; expected a number of units per period > 0");
+            }
+            long period = spec.per() == null ? 1000 : AdmissionLimit.parsePeriodMillis(spec.per());
+            if (period < 0) {
+                throw new RulesFileException(field + ".per is \"" + spec.per() + "\"; expected a whole number and a"
+                        + " unit, ms, s, m, h, d or y (365 days), e.g. 100ms, 1s, 1h");
+            }
+            if (period == 0) {
+                throw new RulesFileException(field + ".per is " + spec.per() + "; expected from 1ms to 365d");
+            }
+            if (algorithm.isWindow()) {
+                if (spec.burst() != null) {
+                    throw new RulesFileException(field + ".burst is set, but a " + algorithm + " limit has no burst:"
+                            + " it admits at most rate units per window of length per");
+                }
+                if (rate < 1) {
+                    throw new RulesFileException(field + ".rate is " + rate + "; a " + algorithm + " limit admits at"
+                            + " most rate units per window: expected a number >= 1");
+                }
+                for (int j = 0; j < i; j++) {
+                    if (limits.get(j).periodMillis() == period) {
+                        throw new RulesFileException(field + ".per is " + AdmissionLimit.formatPeriod(period)
+                                + ", as admission.limits[" + j + "].per; a " + algorithm + " rule counts each window"
+                                + " length once: keep the limit with the lower rate");
+                    }
+                }
+                limits.add(new AdmissionLimit(rate, period, rate));
+            } else {
+                double burst = spec.burst() != null ? spec.burst() : AdmissionRule.defaultBurst(rate);
+                if (!(burst >= 1) || Double.isInfinite(burst)) {
+                    throw new RulesFileException(field + ".burst is " + burst + "; expected a number of tokens >= 1");
+                }
+                limits.add(new AdmissionLimit(rate, period, burst));
+            }
+        }
+        return limits;
     }
 
     private static int count(String s) {

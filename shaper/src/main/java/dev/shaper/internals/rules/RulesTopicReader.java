@@ -121,7 +121,7 @@ public final class RulesTopicReader implements AutoCloseable {
     }
 
     /** Applies a batch of records in offset order, and publishes one new version if any changed a rule. */
-    private void apply(List<ConsumerRecord<byte[], byte[]>> records) {
+    void apply(List<ConsumerRecord<byte[], byte[]>> records) {
         boolean changed = false;
         for (ConsumerRecord<byte[], byte[]> record : records) {
             changed |= apply(record);
@@ -137,7 +137,7 @@ public final class RulesTopicReader implements AutoCloseable {
     private boolean apply(ConsumerRecord<byte[], byte[]> record) {
         RuleRecord.Change change;
         try {
-            change = RuleRecord.parse(record.key(), record.value(), fileRules.defaults(), fileRules.defaultAdmission());
+            change = RuleRecord.parse(record.key(), record.value(), fileRules);
         } catch (RuleRecord.InvalidRuleException e) {
             refused++;
             LOG.warn("Rules: refused the record at {}-{}@{}: {}; {}", record.topic(), record.partition(),

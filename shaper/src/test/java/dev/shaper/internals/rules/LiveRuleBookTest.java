@@ -2,6 +2,7 @@ package dev.shaper.internals.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.nio.charset.StandardCharsets;
@@ -55,9 +56,9 @@ class LiveRuleBookTest {
         assertThat(book.admissionFor(KEY)).isNull();
 
         live.publish(live.current().withRules(List.of(new KeyRule(new KeyMatcher.Prefix("tenant-"), DEFAULTS,
-                new AdmissionRule(3, 6)))));
+                AdmissionPolicy.of(new AdmissionRule(3, 6))))));
 
-        assertThat(book.admissionFor(KEY)).isEqualTo(new AdmissionRule(3, 6));
+        assertThat(book.admissionFor(KEY)).isEqualTo(AdmissionPolicy.of(new AdmissionRule(3, 6)));
         assertThat(book.admissionFor("other".getBytes(StandardCharsets.UTF_8))).isNull();
     }
 }

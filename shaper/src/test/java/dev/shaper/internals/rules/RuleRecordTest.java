@@ -3,9 +3,13 @@ package dev.shaper.internals.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shaper.internals.admission.AdmissionAlgorithm;
+import dev.shaper.internals.admission.AdmissionLimit;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A record of the rules topic is a whole valid rule, a delete, or refused whole with a message naming what is wrong. */
@@ -29,7 +33,7 @@ class RuleRecordTest {
         assertThat(put.order()).isEqualTo(5);
         assertThat(put.rule().matcher()).isEqualTo(new KeyMatcher.Exact("tenant-vip"));
         assertThat(put.rule().shaping()).isEqualTo(new ShapingRule(400, 1_000, 60_000, 1, 1.0));
-        assertThat(put.rule().admission()).isEqualTo(new AdmissionRule(10, 10));
+        assertThat(put.rule().admission()).isEqualTo(AdmissionPolicy.of(new AdmissionRule(10, 10)));
     }
 
     @Test
@@ -55,6 +59,44 @@ class RuleRecordTest {
         assertRefused("{\"exact\": \"k\", \"priority\": 100}", "rule \"r1\": priority is 100");
         assertRefused("{\"exact\": \"k\", \"admission.burst\": 5}",
                 "rule \"r1\": admission.burst is set but there is no admission rate");
+    }
+
+    @Test
+    void shouldReadSeveralAdmissionLimitsAndTheAlgorithmAsTheRulesFileDoes() throws Exception {
+        RuleRecord.Put put = (RuleRecord.Put) parse("api", """
+                {"order": 1, "prefix": "api-", "admission.algorithm": "sliding-window",
+                 "admission.limits": [{"rate": 10, "per": "1s"}, {"rate": 10000, "per": "1h"}]}""");
+
+        assertThat(put.rule().admission()).isEqualTo(new AdmissionPolicy(AdmissionAlgorithm.SLIDING_WINDOW,
+                List.of(new AdmissionLimit(10, 1_000, 10), new AdmissionLimit(10_000, 3_600_000, 10_000))));
+    }
+
+    @Test
+    void shouldTakeTheDefaultAlgorithmOfTheRulesItJoins() throws Exception {
+        RuleSet base = new RuleSet(DEFAULTS, null, AdmissionAlgorithm.FIXED_WINDOW, List.of());
+
+        RuleRecord.Put put = (RuleRecord.Put) RuleRecord.parse("api".getBytes(StandardCharsets.UTF_8),
+                "{\"prefix\": \"api-\", \"admission.limits\": [{\"rate\": 3, \"per\": \"1m\"}]}"
+                        .getBytes(StandardCharsets.UTF_8), base);
+
+        assertThat(put.rule().admission()).isEqualTo(AdmissionPolicy.of(AdmissionAlgorithm.FIXED_WINDOW, 3, 60_000));
+    }
+
+    @Test
+    void shouldRefuseInvalidAdmissionLimitsOrAlgorithmWholeNamingTheRuleAndTheField() {
+        assertRefused("{\"prefix\": \"a\", \"admission.algorithm\": \"leaky-window\", \"admission.rate\": 5}",
+                "rule \"r1\": admission.algorithm is \"leaky-window\"; expected");
+        assertRefused("{\"prefix\": \"a\", \"admission.algorithm\": 7, \"admission.rate\": 5}",
+                "rule \"r1\": admission.algorithm is \"7\"");
+        assertRefused("{\"prefix\": \"a\", \"admission.limits\": []}", "rule \"r1\": admission.limits is empty");
+        assertRefused("{\"prefix\": \"a\", \"admission.limits\": [{\"rate\": 1, \"per\": \"1x\"}]}",
+                "rule \"r1\": admission.limits[0].per is \"1x\"");
+        assertRefused("{\"prefix\": \"a\", \"admission.algorithm\": \"fixed-window\","
+                + " \"admission.limits\": [{\"rate\": 5, \"burst\": 9}]}", "admission.limits[0].burst is set");
+        assertRefused("{\"prefix\": \"a\", \"admission.rate\": 5, \"admission.limits\": [{\"rate\": 5}]}",
+                "rule \"r1\": sets admission.limits and admission.rate");
+        assertRefused("{\"prefix\": \"a\", \"admission.limits\": [{\"rate\": 5, \"every\": \"1s\"}]}",
+                "Unrecognized field \"every\"");
     }
 
     @Test

@@ -3,9 +3,15 @@ package dev.shaper.internals.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shaper.internals.admission.AdmissionAlgorithm;
+import dev.shaper.internals.admission.AdmissionLimit;
+import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.shaping.ShapingRule;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class RulesFileTest {
 
@@ -86,7 +92,7 @@ class RulesFileTest {
 
     @Test
     void shouldReadAdmissionBucketsPerRuleWithTheirDefaults() {
-        AdmissionRule defaultAdmission = new AdmissionRule(50, 80);
+        AdmissionPolicy defaultAdmission = AdmissionPolicy.of(new AdmissionRule(50, 80));
         RuleBook book = RulesFile.parse("r.yaml", """
                 rules:
                   - exact: "a"
@@ -100,9 +106,9 @@ class RulesFileTest {
                     rate: 1
                 """, DEFAULTS, defaultAdmission);
         assertThat(book.hasAdmission()).isTrue();
-        assertThat(book.admissionFor("a".getBytes())).isEqualTo(new AdmissionRule(5, 5));
-        assertThat(book.admissionFor("b".getBytes())).isEqualTo(new AdmissionRule(5, 20));
-        assertThat(book.admissionFor("c".getBytes())).isEqualTo(new AdmissionRule(50, 200));
+        assertThat(book.admissionFor("a".getBytes())).isEqualTo(AdmissionPolicy.of(new AdmissionRule(5, 5)));
+        assertThat(book.admissionFor("b".getBytes())).isEqualTo(AdmissionPolicy.of(new AdmissionRule(5, 20)));
+        assertThat(book.admissionFor("c".getBytes())).isEqualTo(AdmissionPolicy.of(new AdmissionRule(50, 200)));
         assertThat(book.admissionFor("d".getBytes())).isEqualTo(defaultAdmission);
         assertThat(book.admissionFor("zzz".getBytes())).isEqualTo(defaultAdmission);
     }
@@ -116,6 +122,113 @@ class RulesFileTest {
         assertThatThrownBy(() -> RulesFile.parse("r.yaml",
                 "rules:\n  - exact: a\n    admission.rate: 1\n    admission.burst: 0.5\n", DEFAULTS, null))
                 .hasMessageContaining("rules[0]: admission.burst is 0.5; expected a number of tokens >= 1");
+    }
+
+    @Test
+    void shouldReadSeveralLimitsAndTheAlgorithmOfEachRule() {
+        AdmissionPolicy defaultAdmission = AdmissionPolicy.of(new AdmissionRule(50, 80));
+        RuleBook book = RulesFile.parse("r.yaml", """
+                rules:
+                  - exact: "a"
+                    admission.limits: [{rate: 10, per: 1s, burst: 20}, {rate: 10000, per: 1h}]
+                  - exact: "b"
+                    admission.algorithm: fixed-window
+                    admission.limits:
+                      - {rate: 10, per: 100ms}
+                      - {rate: 30, per: 6s}
+                  - exact: "c"
+                    admission.algorithm: Sliding-Window
+                    admission.rate: 5
+                  - exact: "d"
+                    admission.algorithm: sliding-window
+                  - exact: "e"
+                    admission.limits: [{rate: 3}]
+                  - exact: "f"
+                    admission.limits: [{rate: 1, per: 1ms}, {rate: 100, per: 1y}, {rate: 5, per: 90m}]
+                """, DEFAULTS, defaultAdmission);
+        assertThat(book.admissionFor("a".getBytes())).isEqualTo(new AdmissionPolicy(AdmissionAlgorithm.TOKEN_BUCKET,
+                List.of(new AdmissionLimit(10, 1000, 20), new AdmissionLimit(10_000, 3_600_000, 10_000))));
+        assertThat(book.admissionFor("b".getBytes())).isEqualTo(new AdmissionPolicy(AdmissionAlgorithm.FIXED_WINDOW,
+                List.of(new AdmissionLimit(10, 100, 10), new AdmissionLimit(30, 6000, 30))));
+        assertThat(book.admissionFor("c".getBytes())).isEqualTo(new AdmissionPolicy(
+                AdmissionAlgorithm.SLIDING_WINDOW, List.of(new AdmissionLimit(5, 1000, 5))));
+        // the default's rate under the rule's algorithm
+        assertThat(book.admissionFor("d".getBytes())).isEqualTo(new AdmissionPolicy(
+                AdmissionAlgorithm.SLIDING_WINDOW, List.of(new AdmissionLimit(50, 1000, 50))));
+        // per defaults to a second, a token bucket's burst to one period's rate
+        assertThat(book.admissionFor("e".getBytes())).isEqualTo(AdmissionPolicy.of(new AdmissionRule(3, 3)));
+        assertThat(book.admissionFor("e".getBytes()).singleBucket()).isEqualTo(new AdmissionRule(3, 3));
+        assertThat(book.admissionFor("f".getBytes()).limits()).extracting(AdmissionLimit::periodMillis)
+                .containsExactly(1L, 365L * 24 * 3600 * 1000, 90L * 60 * 1000);
+        // The single-limit form is one token bucket, as before
+        assertThat(book.admissionFor("zzz".getBytes())).isEqualTo(defaultAdmission);
+        assertThat(defaultAdmission.singleBucket()).isEqualTo(new AdmissionRule(50, 80));
+    }
+
+    @Test
+    void shouldApplyTheDefaultAlgorithmToRulesThatNameNone() {
+        RuleBook book = RulesFile.parse("r.yaml", "rules:\n  - exact: a\n    admission.rate: 7\n", DEFAULTS, null,
+                AdmissionAlgorithm.FIXED_WINDOW);
+        assertThat(book.admissionFor("a".getBytes())).isEqualTo(new AdmissionPolicy(AdmissionAlgorithm.FIXED_WINDOW,
+                List.of(new AdmissionLimit(7, 1000, 7))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "admission.limits: []"
+                    + " | r.yaml: rules[0]: admission.limits is empty; expected at least one limit",
+            "admission.limits: [{per: 1s}]"
+                    + " | r.yaml: rules[0]: admission.limits[0].rate is missing; expected the number of units per period",
+            "admission.limits: [{rate: 1}, {rate: -2, per: 1s}]"
+                    + " | r.yaml: rules[0]: admission.limits[1].rate is -2.0; expected a number of units per period > 0",
+            "admission.limits: [{rate: 1, per: 1x}]"
+                    + " | r.yaml: rules[0]: admission.limits[0].per is \"1x\"; expected a whole number and a unit, ms, s,"
+                    + " m, h, d or y (365 days), e.g. 100ms, 1s, 1h",
+            "admission.limits: [{rate: 1, per: 1.5s}]"
+                    + " | r.yaml: rules[0]: admission.limits[0].per is \"1.5s\"",
+            "admission.limits: [{rate: 1, per: 1000}]"
+                    + " | r.yaml: rules[0]: admission.limits[0].per is \"1000\"",
+            "admission.limits: [{rate: 1, per: 0s}]"
+                    + " | r.yaml: rules[0]: admission.limits[0].per is 0s; expected from 1ms to 365d",
+            "admission.limits: [{rate: 1, per: 366d}]"
+                    + " | r.yaml: rules[0]: admission.limits[0].per is 366d; expected from 1ms to 365d",
+            "admission.limits: [{rate: 1, burst: 0.5}]"
+                    + " | r.yaml: rules[0]: admission.limits[0].burst is 0.5; expected a number of tokens >= 1",
+            "admission.limits: [{rate: 1, burts: 5}]"
+                    + " | r.yaml: rules[0].admission.limits[0].burts: Unrecognized field \"burts\"",
+            "admission.limits: [{rate: fast}]"
+                    + " | r.yaml: rules[0].admission.limits[0].rate:",
+            "admission.limits: [null]"
+                    + " | r.yaml: rules[0]: admission.limits[0] is empty; expected a limit {rate, per, burst}",
+            "admission.limits: {rate: 1}"
+                    + " | r.yaml: rules[0].admission.limits:",
+            "{admission.algorithm: fixed-window, admission.limits: [{rate: 10, per: 1s, burst: 20}]}"
+                    + " | r.yaml: rules[0]: admission.limits[0].burst is set, but a fixed-window limit has no burst",
+            "{admission.algorithm: sliding-window, admission.limits: [{rate: 0.5, per: 1s}]}"
+                    + " | r.yaml: rules[0]: admission.limits[0].rate is 0.5; a sliding-window limit admits at most rate"
+                    + " units per window: expected a number >= 1",
+            "{admission.algorithm: fixed-window, admission.limits: [{rate: 10, per: 1s}, {rate: 5, per: 1000ms}]}"
+                    + " | r.yaml: rules[0]: admission.limits[1].per is 1s, as admission.limits[0].per; a fixed-window"
+                    + " rule counts each window length once: keep the limit with the lower rate",
+            "{admission.algorithm: fixed-window, admission.rate: 10, admission.burst: 20}"
+                    + " | r.yaml: rules[0]: admission.burst is set, but a fixed-window limit has no burst",
+            "{admission.algorithm: fixed-window, admission.rate: 0.5}"
+                    + " | r.yaml: rules[0]: admission.rate is 0.5; a fixed-window limit admits at most that many units"
+                    + " per window of a second: expected a number >= 1",
+            "{admission.algorithm: leaky, admission.rate: 1}"
+                    + " | r.yaml: rules[0]: admission.algorithm is \"leaky\"; expected token-bucket, fixed-window or"
+                    + " sliding-window",
+            "{admission.algorithm: fixed-window}"
+                    + " | r.yaml: rules[0]: admission.algorithm is set but there is no admission rate; set"
+                    + " admission.rate or admission.limits in this rule, or shaper.admission.rate",
+            "{admission.rate: 1, admission.limits: [{rate: 1}]}"
+                    + " | r.yaml: rules[0]: sets admission.limits and admission.rate; expected one of them",
+    })
+    void shouldNameTheRuleAndFieldOfEveryAdmissionLimitMistake(String fields, String message) {
+        String entry = fields.startsWith("{") ? "  - " + fields.replaceFirst("\\{", "{exact: a, ")
+                : "  - exact: a\n    " + fields;
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n" + entry + "\n", DEFAULTS, null))
+                .isInstanceOf(RulesFile.RulesFileException.class).hasMessageContaining(message);
     }
 
     @Test

@@ -1,0 +1,191 @@
+package dev.shaper.internals.admission;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * The admission of one key: an algorithm and one or more limits that must all allow a record. Built once per rule,
+ * so what each decision needs is computed here rather than per record: the limits as token buckets, the most a
+ * record may cost, the Redis script's arguments, and the local fallback's share.
+ *
+ * <p>A policy of one token bucket ({@link #singleBucket()}) is today's admission: {@link AdmissionController} hands it
+ * to the single-bucket path unchanged, so existing rules decide exactly as before and at the same cost. Every other
+ * policy (several limits, or a window algorithm) goes through the limits path: one Redis script call per decision
+ * for all of the key's limits, atomic (every limit is charged or none), and a refusal's retry-after is the longest
+ * wait among the refusing limits. See docs/admission.md, "Several limits per key".
+ */
+public final class AdmissionPolicy {
+
+    private final AdmissionAlgorithm algorithm;
+    private final List<AdmissionLimit> limits;
+    private final AdmissionLimit[] limitArray;
+    /** Each limit as a token bucket (for the token-bucket algorithm), else null. */
+    private final AdmissionRule[] buckets;
+    /** The one token bucket of a single-limit token-bucket policy, else null. */
+    private final AdmissionRule single;
+    private final double capacity;
+    /** The script's limit arguments (rates or maxima, bursts or windows), formatted at first use. */
+    private volatile byte[][] scriptArgs;
+    /** The last share asked for: the local fallback asks per record, and the count of instances rarely changes. */
+    private volatile Share lastShare;
+    /** The last share raised to a record's cost (a cost above a limit's share of the capacity): rare. */
+    private volatile Share lastRaised;
+
+    private record Share(int instances, double minCapacity, AdmissionPolicy policy) {
+    }
+
+    /**
+     * @throws IllegalArgumentException with no limit, or with two window limits of the same period (they would count
+     *                                  in the same counters; the smaller amount always binds)
+     */
+    public AdmissionPolicy(AdmissionAlgorithm algorithm, List<AdmissionLimit> limits) {
+        this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
+        this.limits = List.copyOf(limits);
+        if (this.limits.isEmpty()) {
+            throw new IllegalArgumentException("an admission policy needs at least one limit");
+        }
+        this.limitArray = this.limits.toArray(new AdmissionLimit[0]);
+        if (algorithm.isWindow()) {
+            for (int i = 0; i < limitArray.length; i++) {
+                for (int j = 0; j < i; j++) {
+                    if (limitArray[i].periodMillis() == limitArray[j].periodMillis()) {
+                        throw new IllegalArgumentException("two " + algorithm + " limits of the same period "
+                                + AdmissionLimit.formatPeriod(limitArray[i].periodMillis()));
+                    }
+                }
+            }
+            buckets = null;
+        } else {
+            buckets = new AdmissionRule[limitArray.length];
+            for (int i = 0; i < limitArray.length; i++) {
+                buckets[i] = limitArray[i].bucket();
+            }
+        }
+        this.single = buckets != null && buckets.length == 1 ? buckets[0] : null;
+        double least = Double.POSITIVE_INFINITY;
+        for (AdmissionLimit limit : limitArray) {
+            least = Math.min(least, limit.burst());
+        }
+        this.capacity = least;
+    }
+
+    /** One token bucket of {@code rule}'s rate per second and burst: today's single-limit admission. */
+    public static AdmissionPolicy of(AdmissionRule rule) {
+        return new AdmissionPolicy(AdmissionAlgorithm.TOKEN_BUCKET, List.of(AdmissionLimit.of(rule)));
+    }
+
+    /** One limit of {@code amount} per {@code periodMillis} under {@code algorithm}, of burst {@code amount}. */
+    public static AdmissionPolicy of(AdmissionAlgorithm algorithm, double amount, long periodMillis) {
+        return new AdmissionPolicy(algorithm, List.of(new AdmissionLimit(amount, periodMillis,
+                algorithm.isWindow() ? amount : AdmissionRule.defaultBurst(amount))));
+    }
+
+    public AdmissionAlgorithm algorithm() {
+        return algorithm;
+    }
+
+    public List<AdmissionLimit> limits() {
+        return limits;
+    }
+
+    /** How many limits. */
+    public int size() {
+        return limitArray.length;
+    }
+
+    /** The {@code i}-th limit. */
+    public AdmissionLimit limit(int i) {
+        return limitArray[i];
+    }
+
+    /** The {@code i}-th limit as a token bucket; only for the token-bucket algorithm. */
+    AdmissionRule bucket(int i) {
+        return buckets[i];
+    }
+
+    /** The policy's only token bucket if it is one token bucket (today's admission), else null. */
+    public AdmissionRule singleBucket() {
+        return single;
+    }
+
+    /** The most one record may cost: the smallest burst (token bucket) or window amount. A dearer one never fits. */
+    public double capacity() {
+        return capacity;
+    }
+
+    /**
+     * The same amounts and periods under another algorithm (a rule that names only {@code admission.algorithm}): a
+     * window's burst is its amount, a token bucket's the default (one period's amount, at least 1).
+     *
+     * @throws IllegalArgumentException for a window algorithm and an amount below 1
+     */
+    public AdmissionPolicy withAlgorithm(AdmissionAlgorithm other) {
+        if (other == algorithm) {
+            return this;
+        }
+        return new AdmissionPolicy(other, limits.stream()
+                .map(l -> new AdmissionLimit(l.amount(), l.periodMillis(),
+                        other.isWindow() ? l.amount() : AdmissionRule.defaultBurst(l.amount())))
+                .toList());
+    }
+
+    /**
+     * This policy divided among {@code instances}, each limit's capacity at least {@code minCapacity} (a record the
+     * shared limits could admit must stay admissible in an outage). Remembered: asked per record in the fallback.
+     */
+    AdmissionPolicy share(int instances, double minCapacity) {
+        Share last = lastShare;
+        if (last == null || last.instances != instances) {
+            last = new Share(instances, 1, divided(instances, 1));
+            lastShare = last;
+        }
+        if (last.policy.capacity >= minCapacity) {
+            return last.policy;
+        }
+        Share raised = lastRaised;
+        if (raised == null || raised.instances != instances || raised.minCapacity != minCapacity) {
+            raised = new Share(instances, minCapacity, divided(instances, minCapacity));
+            lastRaised = raised;
+        }
+        return raised.policy;
+    }
+
+    private AdmissionPolicy divided(int instances, double minCapacity) {
+        return new AdmissionPolicy(algorithm, limits.stream()
+                .map(l -> l.share(algorithm, instances, minCapacity)).toList());
+    }
+
+    /**
+     * The script's two limit arguments: for a token bucket the rates per second and the bursts, for a window the
+     * maxima and the window lengths in ms; a number each, comma-separated for several limits. Formatted once.
+     */
+    byte[][] scriptArgs() {
+        byte[][] args = scriptArgs;
+        if (args == null) {
+            args = LimitScript.of(algorithm).limitArgs(this);
+            scriptArgs = args;
+        }
+        return args;
+    }
+
+    /** E.g. {@code sliding-window 10 per 1s, 10000 per 1h}. */
+    public String describe() {
+        return algorithm + " " + limits.stream().map(l -> l.describe(algorithm)).collect(Collectors.joining(", "));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof AdmissionPolicy p && p.algorithm == algorithm && p.limits.equals(limits);
+    }
+
+    @Override
+    public int hashCode() {
+        return algorithm.hashCode() * 31 + limits.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "AdmissionPolicy[" + describe() + "]";
+    }
+}

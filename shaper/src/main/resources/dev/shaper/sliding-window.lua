@@ -1,0 +1,277 @@
+-- A sliding-window counter shared by every client that runs this script (shaper instances and other
+-- services): at most max units in any window of the given length, as estimated from two fixed windows.
+--
+-- The estimate: count of the current aligned window + count of the previous one x the part of the previous
+-- window that the sliding window ending now still covers (1 at the start of the current window, 0 at its
+-- end). It assumes the previous window's units were spread evenly over it: exact for even traffic, and never
+-- more than twice max in any window-long interval (approached only when the previous window's units all came
+-- at its end); unlike the fixed window it has no burst at a window boundary. See docs/admission.md.
+--
+-- KEYS[i]  the admission key's name, with the admission key in a {hash tag}; the shaper uses
+--          "shaper:win:{<admission key>}". The name itself holds nothing: each limit counts in strings named
+--          <KEYS[i]>:<window ms>:<window index>, one per window, which share its hash tag and so its Redis
+--          Cluster slot (the call runs on the node KEYS[i] routes to, and may touch them there: the script has
+--          no #!lua shebang, under which Redis would refuse keys it was not given). The window
+--          index is floor(Redis time / window length): windows are aligned to the epoch. These are the
+--          fixed-window script's counters, so a key keeps its counts when its rule switches between the two.
+-- ARGV[1]  max: the most units any window-long interval admits, a number >= 1
+-- ARGV[2]  window: the window's length in milliseconds, a whole number from 1 to 315360000000 (ten years)
+-- ARGV[3]  cost: the units requested, a whole number from 0 to 1e15 (take, charge); for cap, the most that may
+--          be left, a number >= 0
+-- ARGV[4]  "take": count cost in the current window only if the estimate stays within max (the strict mode)
+--          "charge": count cost whatever the estimate (consumption already admitted elsewhere, reported by the
+--          batched mode)
+--          "cap": raise the current count so that at most cost is left (max - estimate); never lower it (a
+--          shaper that admitted from local counters while Redis was out of reach writes back what it
+--          estimates is left)
+-- Returns  { allowed: 1 or 0,
+--            left: max less the estimate after the call, a decimal string,
+--            wait: whole microseconds until cost fits if nothing more is counted, 0 if it fits now, at most
+--                  ten years (cost above max never fits),
+--            count: the current window's count after the call,
+--            previous: the previous window's count,
+--            until: whole microseconds until the current window ends }
+--
+-- Several limits per key (a rule's admission.limits, e.g. 10 per second and 10000 per hour): max and window
+-- are comma-separated lists, one per limit ("10,10000" and "1000,3600000"), each window length at most once;
+-- cost is one number for every limit, or for cap one per limit. take counts cost in every limit's window only
+-- if each estimate stays within its max: all or none. The reply's allowed is then 1 only if all counted it,
+-- and left, wait, count, previous and until are lists in the same order, each limit's own (wait 0 for a limit
+-- that allows); the call's wait is the longest.
+--
+-- Several keys per call: KEYS[i] with ARGV[4i-3] .. ARGV[4i], and the reply holds the six values above for
+-- each key in turn. On Redis Cluster all KEYS of one call must share a hash slot. Arguments are checked for
+-- every key before anything changes: a bad one fails the call with no effect. A key one of whose counters
+-- holds something else than a whole number fails the call when it is the only key; among several, its six
+-- values are { -1, the error text, 0, 0, 0, 0 } and the other keys are served; in both cases nothing of that
+-- key changes. The error text starts with WRONGTYPE.
+--
+-- Time is Redis's own clock (TIME, microseconds), so the clients' clocks do not matter. A counter expires two
+-- window lengths after it is created (never at once: at least 2 ms), so it outlives its window by at least
+-- one more, where it is the previous window. Commands it calls (for a Redis ACL user that may run only what
+-- the shaper needs): TIME, GET, INCRBY and PEXPIRE.
+
+local TEN_YEARS_MS = 315360000000
+local TEN_YEARS_US = 315360000000000
+
+local function bad(name, expected, got)
+  return redis.error_reply('ERR sliding-window: ' .. name .. ' must be ' .. expected .. ', got ' .. tostring(got))
+end
+
+-- The items of a comma-separated list.
+local function items(text)
+  local values = {}
+  for item in string.gmatch(text or '', '[^,]+') do
+    values[#values + 1] = item
+  end
+  return values
+end
+
+-- The limits of a max and a window argument, or an error reply. Keys of one policy share these two arguments:
+-- each pair is parsed once per call (the batched mode charges many keys per call).
+local parsed = {}
+local function limitsOf(maxText, windowText)
+  local id = tostring(maxText) .. '|' .. tostring(windowText)
+  local limits = parsed[id]
+  if limits then
+    return limits
+  end
+  local maxes, windows = items(maxText), items(windowText)
+  local n = #maxes
+  if n == 0 then
+    return bad('max', 'a number >= 1', maxText)
+  end
+  if #windows ~= n then
+    return redis.error_reply('ERR sliding-window: max and window must list as many limits, got ' .. n .. ' and '
+        .. #windows)
+  end
+  limits = {}
+  for l = 1, n do
+    local max, window = tonumber(maxes[l]), tonumber(windows[l])
+    if max == nil or max ~= max or max == math.huge or not (max >= 1) then
+      return bad('max', 'a number >= 1', maxes[l])
+    end
+    if window == nil or window ~= math.floor(window) or window < 1 or window > TEN_YEARS_MS then
+      return bad('window', 'a whole number of milliseconds from 1 to ' .. TEN_YEARS_MS, windows[l])
+    end
+    for k = 1, l - 1 do
+      if limits[k].window == window then
+        return bad('window', 'a different length for each limit', windows[l])
+      end
+    end
+    limits[l] = { max = max, window = window, name = ':' .. string.format('%d', window) .. ':' }
+  end
+  parsed[id] = limits
+  return limits
+end
+
+local args = {}
+for i = 1, #KEYS do
+  local j = 4 * (i - 1)
+  local limits, mode = limitsOf(ARGV[j + 1], ARGV[j + 2]), ARGV[j + 4]
+  if limits.err then
+    return limits
+  end
+  local n = #limits
+  if mode ~= 'take' and mode ~= 'charge' and mode ~= 'cap' then
+    return bad('mode', 'take, charge or cap', mode)
+  end
+  -- cost: one number for every limit, or for cap one per limit
+  local costs = {}
+  local cost = tonumber(ARGV[j + 3])
+  if cost ~= nil then
+    for l = 1, n do
+      costs[l] = cost
+    end
+  else
+    local texts = items(ARGV[j + 3])
+    if #texts ~= n or mode ~= 'cap' then
+      return bad('cost', 'one number, or for cap one per limit', ARGV[j + 3])
+    end
+    for l = 1, n do
+      costs[l] = tonumber(texts[l])
+      if costs[l] == nil then
+        return bad('cost', 'a number >= 0', texts[l])
+      end
+    end
+  end
+  for l = 1, n do
+    local c = costs[l]
+    if mode == 'cap' then
+      if c ~= c or c == math.huge or not (c >= 0) then
+        return bad('cost', 'a number >= 0', c)
+      end
+    elseif c ~= math.floor(c) or c < 0 or c > 1e15 then
+      return bad('cost', 'a whole number from 0 to 1e15', ARGV[j + 3])
+    end
+  end
+  args[i] = { limits = limits, costs = costs, mode = mode }
+end
+
+-- Adds amount (whole, > 0) to a counter; a new counter gets its TTL.
+local function add(name, amount, ttl)
+  local count = redis.call('INCRBY', name, string.format('%d', amount))
+  if count == amount then
+    redis.call('PEXPIRE', name, ttl)
+  end
+  return count
+end
+
+-- The count a counter holds (0 if none), or nil and an error text.
+local function read(name)
+  local value = redis.pcall('GET', name)
+  if type(value) == 'table' and value.err then
+    return nil, value.err
+  end
+  if not value then
+    return 0
+  end
+  local count = tonumber(value)
+  if count == nil or count ~= math.floor(count) then
+    return nil, 'WRONGTYPE ' .. name .. ' holds "' .. value .. '", not a window count'
+  end
+  return count
+end
+
+-- A list reply value: the number itself for one limit, else the numbers joined by commas.
+local function out(values, format)
+  if #values == 1 and format == '%d' then
+    return values[1]
+  end
+  local parts = {}
+  for l = 1, #values do
+    parts[l] = string.format(format, values[l])
+  end
+  return table.concat(parts, ',')
+end
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local reply = {}
+
+for i = 1, #KEYS do
+  local limits, costs, mode = args[i].limits, args[i].costs, args[i].mode
+  local n = #limits
+  local names, counts, previous, weights, untils = {}, {}, {}, {}, {}
+  local err
+  for l = 1, n do
+    local span = limits[l].window * 1000
+    local index = math.floor(now / span)
+    local prefix = KEYS[i] .. limits[l].name
+    names[l] = prefix .. string.format('%d', index)
+    untils[l] = (index + 1) * span - now
+    weights[l] = untils[l] / span
+    local count, e = read(names[l])
+    if count == nil then
+      err = e
+      break
+    end
+    counts[l] = count
+    count, e = read(prefix .. string.format('%d', index - 1))
+    if count == nil then
+      err = e
+      break
+    end
+    previous[l] = count
+  end
+  if err then
+    if #KEYS == 1 then
+      return redis.error_reply(err)
+    end
+    reply[#reply + 1] = -1
+    reply[#reply + 1] = err
+    reply[#reply + 1] = 0
+    reply[#reply + 1] = 0
+    reply[#reply + 1] = 0
+    reply[#reply + 1] = 0
+  else
+    local allowed = 1
+    local waits, left = {}, {}
+    for l = 1, n do
+      local limit = limits[l]
+      local max, cost, count, prev = limit.max, costs[l], counts[l], previous[l]
+      waits[l] = 0
+      if mode == 'take' and count + prev * weights[l] + cost > max then
+        allowed = 0
+        local span = limit.window * 1000
+        local wait
+        if cost > max then
+          wait = TEN_YEARS_US
+        elseif count + cost <= max then
+          -- Within this window: once the previous window's weight has fallen to (max - count - cost) / prev.
+          wait = math.ceil(untils[l] - (max - count - cost) / prev * span)
+        else
+          -- In the next window, where this one is the previous: once its weight is (max - cost) / count.
+          wait = untils[l] + math.ceil(span * (1 - (max - cost) / count))
+        end
+        if wait < 1 then
+          wait = 1
+        elseif wait > TEN_YEARS_US then
+          wait = TEN_YEARS_US
+        end
+        waits[l] = wait
+      end
+    end
+    for l = 1, n do
+      local limit = limits[l]
+      local ttl = 2 * limit.window
+      local carried = previous[l] * weights[l]
+      if mode == 'cap' then
+        local raise = math.ceil(limit.max - costs[l] - carried - counts[l])
+        if raise > 0 then
+          counts[l] = add(names[l], raise, ttl)
+        end
+      elseif allowed == 1 and costs[l] > 0 then
+        counts[l] = add(names[l], costs[l], ttl)
+      end
+      left[l] = limit.max - counts[l] - carried
+    end
+    reply[#reply + 1] = allowed
+    reply[#reply + 1] = out(left, '%.17g')
+    reply[#reply + 1] = out(waits, '%d')
+    reply[#reply + 1] = out(counts, '%d')
+    reply[#reply + 1] = out(previous, '%d')
+    reply[#reply + 1] = out(untils, '%d')
+  end
+end
+return reply
