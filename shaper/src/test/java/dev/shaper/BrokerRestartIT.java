@@ -2,6 +2,7 @@ package dev.shaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.internals.shaping.ReleasePace;
 import dev.shaper.testsupport.ChildShaperSettings;
 import dev.shaper.testsupport.ArrivalLog;
 import dev.shaper.testsupport.Await;
@@ -60,6 +61,9 @@ class BrokerRestartIT {
     private static final int PER_KEY = 500;
     /** 500 records per key at 50/s: a queue of 10 s, most of it still queued when the broker stops. */
     private static final int RATE = 50;
+
+    /** How late the ticks routinely come under exactly-once on the build machines (ExactSmoothRateIT: 21 ms warm). */
+    private static final long ROUTINE_LATE_NANOS = 20_000_000L;
     private static final long TICK_MS = 1000 / (2 * RATE);
     private static final Path LOG_DIR = Path.of("target", "broker-restart-it");
     private static final Duration AWAIT = Duration.ofSeconds(60);
@@ -142,7 +146,10 @@ class BrokerRestartIT {
                 assertThat(states).as("Kafka Streams state changes")
                         .noneMatch(s -> s.endsWith("ERROR") || s.endsWith("NOT_RUNNING") || s.endsWith("PENDING_SHUTDOWN"))
                         .last().isEqualTo("REBALANCING -> RUNNING");
-                ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report, RATE + 1);
+                // A stall is made up at 2 % above the rate, and under exactly-once the ticks are routinely late by
+                // a commit (about 20 ms at most on 2 cores): the bound the shaper states for that
+                ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report,
+                        ReleasePace.maxInOneSecondCatchingUp(RATE, ROUTINE_LATE_NANOS));
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.shaper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.internals.shaping.ReleasePace;
 import dev.shaper.testsupport.ChildShaperSettings;
 import dev.shaper.testsupport.ArrivalLog;
 import dev.shaper.testsupport.Await;
@@ -70,6 +71,12 @@ class ThreeInstanceFailoverIT {
     /** One key per partition ({@link PacedProducer} names them p0 .. p5): two tasks per instance. */
     private static final int PARTITIONS = 6;
     private static final int RATE = 50;
+
+    /**
+     * How late the ticks routinely come under exactly-once with three shaper JVMs and the broker on 2 cores (one
+     * instance alone: about 20 ms, ExactSmoothRateIT); a second of 54 at 50/s was seen here.
+     */
+    private static final long ROUTINE_LATE_NANOS = 50_000_000L;
     /** Input per key: twice the shaping rate, so the queues grow until the producer stops. */
     private static final double INPUT_PER_KEY = 2.0 * RATE;
     private static final Duration PRODUCING = Duration.ofSeconds(4);
@@ -155,7 +162,10 @@ class ThreeInstanceFailoverIT {
                     + " first second after the move: {}\n{}", ids.size(), PARTITIONS, RATE, INPUT_PER_KEY,
                     PRODUCING.toSeconds(), victim, outputAtKill, moveMs, visibleMs, SESSION_TIMEOUT_MS,
                     firstSecondOfRelease(read, killAtMs, moveMs.keySet()), report.summary());
-            ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report, RATE + 1);
+            // A stall (the rebalance) is made up at 2 % above the rate, and the ticks are routinely late by a commit
+            // and by the other instances' share of the cores: the bound the shaper states for that
+            ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report,
+                    ReleasePace.maxInOneSecondCatchingUp(RATE, ROUTINE_LATE_NANOS));
             // The killed instance's keys paused at least until its session expired, then went on elsewhere.
             assertThat(moveMs.keySet()).as("keys of the killed instance released after the kill")
                     .isEqualTo(victimKeys);
