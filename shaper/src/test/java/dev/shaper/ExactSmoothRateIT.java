@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The shaper's first promise at its default settings (exactly-once, 100 ms commits, the default tick), on a broker
  * that has just started and a JVM that has not run the shaper before: each key released at its configured rate
- * (slope of its release stamps after the first second: within 0.5 % over the slow keys' 57 s, within 1.5 % over 8 s
- * at 50/s and 1,000/s, where the cold start's first late tick is still being made up), no 1-s window above the bound
+ * (slope of its release stamps after the first second: within 0.5 % over the slow keys' 57 s, within 1.5 % over the
+ * 8 s at 50/s and 1,000/s, a margin for a busy machine: measured within 0.1 %), no 1-s window above the bound
  * {@link ReleasePace} states for the lateness the ticks routinely showed, in order and each record once; and after a
  * stall injected in the stream thread, no catch-up burst, while the time the stall took is made up (records per
  * second over the run within 0.5 %).
@@ -99,9 +99,8 @@ class ExactSmoothRateIT {
             for (Map.Entry<String, Double> key : rates.entrySet()) {
                 double rate = key.getValue();
                 long[] stamps = run.releaseStamps(key.getKey());
-                // A cold start loses the first tick's lateness (the burst's intake holds the stream thread 100-150
-                // ms), made up at 2 % above the rate: on a backlog of 8 s (50/s, 1,000/s) that shows in the slope,
-                // on the slow keys' 57 s it does not
+                // Eight seconds of backlog show a busy machine's stalls more than the slow keys' 57 s do
+                // (decision 0005 has the spread measured)
                 double tolerance = stamps.length / rate > 30 ? 0.005 : 0.015;
                 softly.assertThat(steadyRate(stamps)).as("rate of %s after its first second", key.getKey())
                         .isCloseTo(rate, within(rate * tolerance));
