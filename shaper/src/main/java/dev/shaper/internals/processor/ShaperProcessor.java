@@ -383,7 +383,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
         @Override
         public KeyState release(byte[] key, KeyState state, long dueNanos, long cost) {
-            return LeakyBucket.release(state, ruleFor(key), now, dueNanos, LeakyBucket.releaseTolerance(tickNanos),
+            // A key may release a tick ahead of its schedule, so that a slot between two ticks leaves at the one
+            // before it; with ticks at most half a waiting key's interval that adds at most half a record a window.
+            return LeakyBucket.release(state, ruleFor(key), now, dueNanos, tickNanos,
                     stalls.routineLateNanos(), catchUpMaxNanos, cost);
         }
 

@@ -109,16 +109,6 @@ public final class LeakyBucket {
         return state.withReleased(cost);
     }
 
-    /**
-     * How far ahead of its release schedule a key may release: one tick, so that a slot between two ticks leaves
-     * at the one before it; with ticks at most half the interval between a waiting key's records (see
-     * {@link ReleasePace#tickMs}) that adds at most half a record to any window. (Transport to the broker and
-     * exactly-once transactions add their own jitter after the release.)
-     */
-    public static long releaseTolerance(long tickNanos) {
-        return tickNanos;
-    }
-
     /** Whole milliseconds, rounded up, never below one: a retry sooner than the wait cannot succeed. */
     static long nanosToRetryMs(long nanos) {
         return Math.max(1, (nanos + 999_999) / 1_000_000);

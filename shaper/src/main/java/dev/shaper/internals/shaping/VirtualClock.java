@@ -29,8 +29,12 @@ public final class VirtualClock {
 
     /** The virtual time at wall time {@code wallNowMs}, without moving the clock. */
     public long peek(long wallNowMs) {
+        return peek(wallNowMs, maxStepNanos);
+    }
+
+    private long peek(long wallNowMs, long stepNanos) {
         long elapsedNanos = Math.max(0, wallNowMs - wallAtLastAdvanceMs) * 1_000_000L;
-        return virtualNanos + Math.min(elapsedNanos, maxStepNanos);
+        return virtualNanos + Math.min(elapsedNanos, Math.min(stepNanos, maxStepNanos));
     }
 
     /** Moves the clock to wall time {@code wallNowMs} (by at most one step) and returns the new virtual time. */
@@ -40,8 +44,7 @@ public final class VirtualClock {
 
     /** Like {@link #advance(long)}, moving by at most {@code stepNanos} (and at most one step). */
     public long advance(long wallNowMs, long stepNanos) {
-        long elapsedNanos = Math.max(0, wallNowMs - wallAtLastAdvanceMs) * 1_000_000L;
-        virtualNanos += Math.min(elapsedNanos, Math.min(stepNanos, maxStepNanos));
+        virtualNanos = peek(wallNowMs, stepNanos);
         wallAtLastAdvanceMs = Math.max(wallAtLastAdvanceMs, wallNowMs);
         return virtualNanos;
     }
