@@ -444,7 +444,8 @@ public final class ShaperApplication {
             try {
                 return new StartupTopics(partitions, TopicLimitsReader.read(admin, 60_000,
                         new TopicLimitsReader.Producer(config.producerMaxRequestSize(), config.producerCompressionType()),
-                        config.outputTopic(), config.rejectedTopic(), ShaperTopology.changelogTopics(applicationId),
+                        config.outputTopic(), config.rejectedTopic(), config.shadowTopic(),
+                        ShaperTopology.changelogTopics(applicationId),
                         new TopicLimitsReader.NewChangelog(TopologyWiring.changelogMaxMessageBytes(config))));
             } catch (ExecutionException e) {
                 throw new StartupException("cannot read the topics' settings: " + e.getCause());

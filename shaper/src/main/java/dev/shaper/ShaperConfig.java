@@ -217,6 +217,23 @@ public final class ShaperConfig extends AbstractConfig {
             + " invalid record is refused whole, logged and counted. Manage it with java -jar shaper.jar rules."
             + " Empty: no rules topic.";
 
+    /** Whether the whole application enforces its rules or only tries them (shadow). */
+    public static final String MODE_CONFIG = "shaper.mode";
+    public static final String MODE_DOC = "enforce: each rule's own mode applies (enforce unless the rule says mode:"
+            + " shadow). shadow: every rule and the defaults are in shadow, whatever their mode: each decision"
+            + " (admission, the key's leaky bucket) is computed, counted in the metrics with mode=\"shadow\" and"
+            + " written to shaper.shadow.topic, while the record itself passes to the output topic at once. To try"
+            + " limits on live traffic before enforcing them. Input checks (malformed records) still reject.";
+
+    /** Topic of the decisions that rules in shadow would have made. */
+    public static final String SHADOW_TOPIC_CONFIG = "shaper.shadow.topic";
+    public static final String SHADOW_TOPIC_DOC = "Topic of the decisions that rules in shadow would have made:"
+            + " for each record that would have waited or been rejected, one record with its key, no value, and"
+            + " the headers shaper.shadow.decision (queue or reject), shaper.shadow.delay.ms (the wait it would"
+            + " have had), shaper.reason, shaper.retry.after.ms and shaper.detail (for a rejection), and its source"
+            + " topic, partition and offset. Delete policy, not compacted. Empty: the would-be decisions are"
+            + " counted in the metrics only.";
+
     /** In-memory key states kept per instance, all its tasks together. */
     /** Off-heap memory of all RocksDB stores of the instance together. */
     public static final String STATE_ROCKSDB_MEMORY_BYTES_CONFIG = BoundedRocksDbMemory.BYTES_CONFIG;
@@ -362,6 +379,9 @@ public final class ShaperConfig extends AbstractConfig {
                     SHAPING_CATCHUP_MAX_MS_DOC)
             .define(RULES_FILE_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_FILE_DOC)
             .define(RULES_TOPIC_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_TOPIC_DOC)
+            .define(MODE_CONFIG, Type.STRING, RulesFile.MODE_ENFORCE,
+                    ConfigDef.CaseInsensitiveValidString.in(RulesFile.MODE_ENFORCE, RulesFile.MODE_SHADOW), Importance.MEDIUM, MODE_DOC)
+            .define(SHADOW_TOPIC_CONFIG, Type.STRING, "", Importance.MEDIUM, SHADOW_TOPIC_DOC)
             .define(STATE_CACHE_MAX_KEYS_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
                     STATE_CACHE_MAX_KEYS_DOC)
             .define(STATE_ROCKSDB_MEMORY_BYTES_CONFIG, Type.LONG, 256L * 1024 * 1024, Range.atLeast(0),
@@ -400,6 +420,18 @@ public final class ShaperConfig extends AbstractConfig {
         checkAdaptiveCapacity();
         checkAdmissionAlgorithm();
         checkRulesTopic();
+        checkShadowTopic();
+    }
+
+    /** The shadow topic holds decisions, not records: none of the shaper's other topics. */
+    private void checkShadowTopic() {
+        String topic = shadowTopic();
+        if (topic != null && (topic.equals(inputTopic()) || topic.equals(outputTopic())
+                || topic.equals(rejectedTopic()) || topic.equals(getString(CAPACITY_FEEDBACK_TOPIC_CONFIG).trim())
+                || topic.equals(rulesTopic()))) {
+            throw new ConfigException(SHADOW_TOPIC_CONFIG, topic, "expected a topic of its own, not the input,"
+                    + " output, rejected, feedback or rules topic");
+        }
     }
 
     /** The rules topic holds rules, not records: none of the shaper's other topics. */
@@ -706,6 +738,17 @@ public final class ShaperConfig extends AbstractConfig {
     /** The rules topic, or null when there is none. */
     public String rulesTopic() {
         String topic = getString(RULES_TOPIC_CONFIG);
+        return topic.isBlank() ? null : topic.strip();
+    }
+
+    /** True under {@code shaper.mode=shadow}: every rule is in shadow. */
+    public boolean allInShadow() {
+        return RulesFile.MODE_SHADOW.equalsIgnoreCase(getString(MODE_CONFIG));
+    }
+
+    /** The shadow topic, or null when there is none (the would-be decisions are counted only). */
+    public String shadowTopic() {
+        String topic = getString(SHADOW_TOPIC_CONFIG);
         return topic.isBlank() ? null : topic.strip();
     }
 

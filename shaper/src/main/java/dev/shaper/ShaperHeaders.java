@@ -73,6 +73,20 @@ public final class ShaperHeaders {
     /** Added to rejected records: the input offset. */
     public static final String SOURCE_OFFSET = "shaper.source.offset";
 
+    /**
+     * On a record of the shadow topic ({@code shaper.shadow.topic}): what a rule in shadow would have done with the
+     * record of the same key, {@link #SHADOW_QUEUE} or {@link #SHADOW_REJECT} (it passed at once). A rejection also
+     * carries {@link #REASON}, {@link #DETAIL} and, where a retry could cure it, {@link #RETRY_AFTER_MS}; both carry
+     * the record's {@link #SOURCE_TOPIC}, {@link #SOURCE_PARTITION} and {@link #SOURCE_OFFSET}.
+     */
+    public static final String SHADOW_DECISION = "shaper.shadow.decision";
+    /** {@link #SHADOW_DECISION}: the record would have waited in its key's queue. */
+    public static final String SHADOW_QUEUE = "queue";
+    /** {@link #SHADOW_DECISION}: the record would have gone to the rejected topic. */
+    public static final String SHADOW_REJECT = "reject";
+    /** On a record of the shadow topic that would have waited: how long, in milliseconds. */
+    public static final String SHADOW_DELAY_MS = "shaper.shadow.delay.ms";
+
     private ShaperHeaders() {
     }
 }

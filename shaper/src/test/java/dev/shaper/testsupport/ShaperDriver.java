@@ -8,6 +8,7 @@ import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.rules.RulesFile;
 import dev.shaper.internals.wiring.TopologyWiring;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +44,8 @@ public final class ShaperDriver implements AutoCloseable {
     private final TestInputTopic<byte[], byte[]> input;
     private final TestOutputTopic<byte[], byte[]> shaped;
     private final TestOutputTopic<byte[], byte[]> rejected;
+    /** Null without a shadow topic. */
+    private final TestOutputTopic<byte[], byte[]> shadow;
     private final Path stateDir;
     private final ShaperMetrics metrics = new ShaperMetrics(new SimpleMeterRegistry(), () -> now().toEpochMilli());
     private final TaskBacklogs backlogs = new TaskBacklogs();
@@ -59,8 +62,7 @@ public final class ShaperDriver implements AutoCloseable {
         settings.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         settings.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         ShaperConfig config = new ShaperConfig(settings);
-        RuleBook book = rules != null ? rules
-                : new RuleBook(config.defaultShapingRule(), config.defaultAdmission(), List.of());
+        RuleBook book = rules != null ? rules : RulesFile.forConfig(config);
         if (admission == null && book.hasAdmission()) {
             // Rules that may gain an admission limit (live rules) need the stage: local buckets, never started.
             admission = new AdmissionController(null, config.admissionMode(), config.admissionSyncInterval(),
@@ -75,6 +77,8 @@ public final class ShaperDriver implements AutoCloseable {
                 new ByteArrayDeserializer());
         rejected = driver.createOutputTopic(config.rejectedTopic(), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer());
+        shadow = config.shadowTopic() == null ? null : driver.createOutputTopic(config.shadowTopic(),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     public static ShaperDriver start(Map<String, String> shaperSettings) {
@@ -145,6 +149,11 @@ public final class ShaperDriver implements AutoCloseable {
 
     public List<TestRecord<byte[], byte[]>> readShaped() {
         return shaped.readRecordsToList();
+    }
+
+    /** The reports on the shadow topic ({@code shaper.shadow.topic} must be set). */
+    public List<TestRecord<byte[], byte[]>> readShadow() {
+        return shadow.readRecordsToList();
     }
 
     public List<TestRecord<byte[], byte[]>> readRejected() {

@@ -25,6 +25,8 @@ public final class AdmissionPolicy {
     /** The one token bucket of a single-limit token-bucket policy, else null. */
     private final AdmissionRule single;
     private final double capacity;
+    /** True for a rule in shadow: decided on counters of their own, reported, and never refusing a record. */
+    private final boolean shadow;
     /** The script's limit arguments (rates or maxima, bursts or windows), formatted at first use. */
     private volatile byte[][] scriptArgs;
     /** The last share asked for: the local fallback asks per record, and the count of instances rarely changes. */
@@ -40,6 +42,11 @@ public final class AdmissionPolicy {
      *                                  in the same counters; the smaller amount always binds)
      */
     public AdmissionPolicy(AdmissionAlgorithm algorithm, List<AdmissionLimit> limits) {
+        this(algorithm, limits, false);
+    }
+
+    private AdmissionPolicy(AdmissionAlgorithm algorithm, List<AdmissionLimit> limits, boolean shadow) {
+        this.shadow = shadow;
         this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
         this.limits = List.copyOf(limits);
         if (this.limits.isEmpty()) {
@@ -127,7 +134,17 @@ public final class AdmissionPolicy {
         return new AdmissionPolicy(other, limits.stream()
                 .map(l -> new AdmissionLimit(l.amount(), l.periodMillis(),
                         other.isWindow() ? l.amount() : AdmissionRule.defaultBurst(l.amount())))
-                .toList());
+                .toList(), shadow);
+    }
+
+    /** True for a rule in shadow ({@code mode: shadow} or {@code shaper.mode=shadow}). */
+    public boolean shadow() {
+        return shadow;
+    }
+
+    /** The same limits in shadow ({@code true}) or enforced. */
+    public AdmissionPolicy withShadow(boolean inShadow) {
+        return inShadow == shadow ? this : new AdmissionPolicy(algorithm, limits, inShadow);
     }
 
     /**
@@ -176,16 +193,17 @@ public final class AdmissionPolicy {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof AdmissionPolicy p && p.algorithm == algorithm && p.limits.equals(limits);
+        return o instanceof AdmissionPolicy p && p.algorithm == algorithm && p.limits.equals(limits)
+                && p.shadow == shadow;
     }
 
     @Override
     public int hashCode() {
-        return algorithm.hashCode() * 31 + limits.hashCode();
+        return (algorithm.hashCode() * 31 + limits.hashCode()) * 2 + (shadow ? 1 : 0);
     }
 
     @Override
     public String toString() {
-        return "AdmissionPolicy[" + describe() + "]";
+        return "AdmissionPolicy[" + describe() + (shadow ? ", shadow" : "") + "]";
     }
 }

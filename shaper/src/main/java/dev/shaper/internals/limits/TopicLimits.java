@@ -11,9 +11,17 @@ package dev.shaper.internals.limits;
  * @param shapedTimes   the timestamps the output topic takes (the changelog topics take any: the shaper creates
  *                      them so, and widens older ones at start)
  * @param rejectedTimes the timestamps the rejected topic takes
+ * @param shadow        the largest record the shadow topic takes (the producer's limit when there is none)
+ * @param shadowTimes   the timestamps the shadow topic takes
  */
 public record TopicLimits(SizeLimit shaped, SizeLimit rejected, SizeLimit stored, TimestampWindow shapedTimes,
-                          TimestampWindow rejectedTimes) {
+                          TimestampWindow rejectedTimes, SizeLimit shadow, TimestampWindow shadowTimes) {
+
+    /** Limits without a shadow topic: the producer's limit (here, the rejected topic's) and any timestamp. */
+    public TopicLimits(SizeLimit shaped, SizeLimit rejected, SizeLimit stored, TimestampWindow shapedTimes,
+                       TimestampWindow rejectedTimes) {
+        this(shaped, rejected, stored, shapedTimes, rejectedTimes, rejected, TimestampWindow.ANY);
+    }
 
     /** Kafka's default of the broker's {@code message.max.bytes}, which a topic without its own setting inherits. */
     public static final long BROKER_DEFAULT_MAX_MESSAGE_BYTES = 1_048_588L;
@@ -33,13 +41,14 @@ public record TopicLimits(SizeLimit shaped, SizeLimit rejected, SizeLimit stored
 
     /** The same limits with these timestamp windows. */
     public TopicLimits withTimes(TimestampWindow shapedTimes, TimestampWindow rejectedTimes) {
-        return new TopicLimits(shaped, rejected, stored, shapedTimes, rejectedTimes);
+        return new TopicLimits(shaped, rejected, stored, shapedTimes, rejectedTimes, shadow, shadowTimes);
     }
 
     @Override
     public String toString() {
         return "shaped " + shaped.bytes() + " bytes (" + shaped.source() + "), rejected " + rejected.bytes()
                 + " bytes (" + rejected.source() + "), stored " + stored.bytes() + " bytes (" + stored.source()
-                + "); timestamps shaped: " + shapedTimes.source() + ", rejected: " + rejectedTimes.source();
+                + "); shadow " + shadow.bytes() + " bytes (" + shadow.source() + "); timestamps shaped: "
+                + shapedTimes.source() + ", rejected: " + rejectedTimes.source() + ", shadow: " + shadowTimes.source();
     }
 }

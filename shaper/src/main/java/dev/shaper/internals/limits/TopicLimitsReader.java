@@ -57,7 +57,23 @@ public final class TopicLimitsReader {
     public static TopicLimits read(Admin admin, long timeoutMs, Producer producer, String outputTopic,
                                    String rejectedTopic, List<String> changelogs, NewChangelog newChangelog)
             throws ExecutionException, TimeoutException, InterruptedException {
+        return read(admin, timeoutMs, producer, outputTopic, rejectedTopic, null, changelogs, newChangelog);
+    }
+
+    /**
+     * Like {@link #read(Admin, long, Producer, String, String, List, NewChangelog)}, with the shadow topic's limits.
+     *
+     * @param shadowTopic the shadow topic, or null for none
+     * @throws IllegalArgumentException also when the shadow topic is compacted
+     */
+    public static TopicLimits read(Admin admin, long timeoutMs, Producer producer, String outputTopic,
+                                   String rejectedTopic, String shadowTopic, List<String> changelogs,
+                                   NewChangelog newChangelog)
+            throws ExecutionException, TimeoutException, InterruptedException {
         List<String> topics = new ArrayList<>(List.of(outputTopic, rejectedTopic));
+        if (shadowTopic != null) {
+            topics.add(shadowTopic);
+        }
         topics.addAll(changelogs);
         Map<String, KafkaFuture<Config>> futures = new LinkedHashMap<>();
         admin.describeConfigs(topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList())
@@ -93,9 +109,22 @@ public final class TopicLimitsReader {
                 stored = stored.min(producerCompresses ? limit.compressed() : limit);
             }
         }
+        SizeLimit shadowLimit = producerLimit;
+        TimestampWindow shadowTimes = TimestampWindow.ANY;
+        if (shadowTopic != null) {
+            Config shadow = futures.get(shadowTopic).get(timeoutMs, TimeUnit.MILLISECONDS);
+            if (compacted(shadow)) {
+                throw new IllegalArgumentException("the shadow topic " + shadowTopic + " has cleanup.policy "
+                        + shadow.get(TopicConfig.CLEANUP_POLICY_CONFIG).value() + "; it must be delete: a compacted"
+                        + " topic keeps one decision per key, and refuses a report whose key was left out");
+            }
+            shadowLimit = producerLimit.min(limitOf(shadowTopic, shadow, producerCompresses));
+            shadowTimes = TimestampWindow.of(shadowTopic, shadow);
+        }
         return new TopicLimits(producerLimit.min(limitOf(outputTopic, output, producerCompresses)),
                 producerLimit.min(limitOf(rejectedTopic, rejected, producerCompresses)), stored,
-                TimestampWindow.of(outputTopic, output), TimestampWindow.of(rejectedTopic, rejected));
+                TimestampWindow.of(outputTopic, output), TimestampWindow.of(rejectedTopic, rejected), shadowLimit,
+                shadowTimes);
     }
 
     /**

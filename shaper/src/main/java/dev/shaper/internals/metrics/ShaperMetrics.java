@@ -57,16 +57,28 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String RELEASED = "shaper.records.released";
     /**
      * Records sent to the rejected topic; tag {@code reason} is a {@link RejectReason}. A queued record that cannot be
-     * sent when it is due (too old or too large for the output topic by then) was counted as queued before.
+     * sent when it is due (too old or too large for the output topic by then) was counted as queued before. Tag
+     * {@code mode}: {@code enforce}; {@code shadow} counts the rejections rules in shadow would have made (the
+     * records passed), from the first one on.
      */
     public static final String REJECTED = "shaper.records.rejected";
+    /**
+     * Records whose key's rule is in shadow: each left without the rule's limits (at once, or right behind what its
+     * key still had queued from before), whatever the rule would have done.
+     */
+    public static final String SHADOWED = "shaper.records.shadowed";
+    /** The tag of the meters that count what happened ({@code enforce}) or what rules in shadow would have done. */
+    public static final String MODE_TAG = "mode";
     /** Counter: queued records rejected because they waited past their bound (counted in {@link #REJECTED} too). */
     public static final String EXPIRED = "shaper.records.expired";
     /** Records waiting in this instance's queues now. */
     public static final String QUEUE_RECORDS = "shaper.queue.records";
     /** Stored bytes of the records waiting in this instance's queues now. */
     public static final String QUEUE_BYTES = "shaper.queue.bytes";
-    /** How long released records waited in their queue. */
+    /**
+     * How long released records waited in their queue; tag {@code mode}: {@code enforce}, and {@code shadow} for how
+     * long records would have waited under rules in shadow.
+     */
     public static final String QUEUE_DELAY = "shaper.queue.delay";
     /** Records per second sent to the output topic (passed plus released). */
     public static final String RELEASE_RATE = "shaper.release.rate";
@@ -162,6 +174,8 @@ public final class ShaperMetrics implements AutoCloseable {
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
     private final Counter expired;
     private final Timer queueDelay;
+    /** The mode="shadow" meters, registered at the first decision of a rule in shadow; null before. */
+    private volatile ShadowMeters shadow;
     private final SlidingRate releaseRate;
     private final Map<String, Timer> redisLatency = new ConcurrentHashMap<>();
     private KafkaStreamsMetrics streamsMetrics;
@@ -188,24 +202,14 @@ public final class ShaperMetrics implements AutoCloseable {
                 .description("Queued records released to the output topic by the punctuator").register(registry);
         for (RejectReason reason : RejectReason.values()) {
             // Registered up front, so a dashboard shows every reason at 0 instead of "no data".
-            rejected.put(reason, Counter.builder(REJECTED).tag("reason", reason.name())
-                    .description("Records sent to the rejected topic, by the reason in their shaper.reason header")
-                    .register(registry));
+            rejected.put(reason, rejectedCounter(reason, "enforce"));
         }
         this.expired = Counter.builder(EXPIRED)
                 .description("Queued records rejected as DELAY_EXCEEDED because they waited past max.delay.ms and a"
                         + " tick (the total rate's share shrank, or the release stalled); also in "
                         + REJECTED)
                 .register(registry);
-        this.queueDelay = Timer.builder(QUEUE_DELAY)
-                .description("How long released records waited in their key's queue (records passed at once are"
-                        + " not included: they waited 0)")
-                // Buckets, not client-side percentiles: Prometheus computes any percentile from them, across
-                // instances too (histogram_quantile), and recording stays cheap.
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofHours(1))
-                .register(registry);
+        this.queueDelay = queueDelayTimer("enforce");
         this.releaseRate = new SlidingRate(wallClockMs);
         Gauge.builder(RELEASE_RATE, releaseRate, SlidingRate::perSecond)
                 .description("Records per second sent to the output topic (passed at once plus released), averaged"
@@ -249,6 +253,70 @@ public final class ShaperMetrics implements AutoCloseable {
     }
 
     /** Metrics kept in memory only: for tests, tools and a shaper with its HTTP server off. */
+    private Counter rejectedCounter(RejectReason reason, String mode) {
+        return Counter.builder(REJECTED).tag("reason", reason.name()).tag(MODE_TAG, mode)
+                .description("Records sent to the rejected topic, by the reason in their shaper.reason header;"
+                        + " mode=shadow: the rejections rules in shadow would have made")
+                .register(registry);
+    }
+
+    private Timer queueDelayTimer(String mode) {
+        return Timer.builder(QUEUE_DELAY).tag(MODE_TAG, mode)
+                .description("How long released records waited in their key's queue (records passed at once are"
+                        + " not included: they waited 0); mode=shadow: how long records would have waited under"
+                        + " rules in shadow")
+                // Buckets, not client-side percentiles: Prometheus computes any percentile from them, across
+                // instances too (histogram_quantile), and recording stays cheap.
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofHours(1))
+                .register(registry);
+    }
+
+    /** The meters of rules in shadow: registered once one decides, so that an application without any has none. */
+    private final class ShadowMeters {
+        private final Counter shadowed = Counter.builder(SHADOWED).tag(MODE_TAG, "shadow")
+                .description("Records whose key's rule is in shadow; each left without the rule's limits")
+                .register(registry);
+        private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
+        private final Timer delay = queueDelayTimer("shadow");
+
+        ShadowMeters() {
+            for (RejectReason reason : RejectReason.values()) {
+                rejected.put(reason, rejectedCounter(reason, "shadow"));
+            }
+        }
+    }
+
+    private ShadowMeters shadowMeters() {
+        ShadowMeters meters = shadow;
+        if (meters == null) {
+            synchronized (this) {
+                meters = shadow;
+                if (meters == null) {
+                    meters = new ShadowMeters();
+                    shadow = meters;
+                }
+            }
+        }
+        return meters;
+    }
+
+    /** A record's key has its rule in shadow (see {@link #SHADOWED}). */
+    public void shadowed() {
+        shadowMeters().shadowed.increment();
+    }
+
+    /** A rule in shadow would have rejected a record for {@code reason}. */
+    public void rejectedInShadow(RejectReason reason) {
+        shadowMeters().rejected.get(reason).increment();
+    }
+
+    /** A rule in shadow would have queued a record for {@code waitMs}. */
+    public void delayedInShadow(long waitMs) {
+        shadowMeters().delay.record(waitMs, TimeUnit.MILLISECONDS);
+    }
+
     public static ShaperMetrics inMemory() {
         return new ShaperMetrics(new SimpleMeterRegistry(), System::currentTimeMillis);
     }

@@ -9,6 +9,7 @@ import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.store.KeyEntry;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.processor.api.Record;
@@ -18,8 +19,16 @@ import org.apache.kafka.streams.processor.api.Record;
  * with too few tokens, a window already full) is refused with {@link RejectReason#RATE_LIMITED} and the wait until
  * every limit can. The buckets are the instance's
  * {@link AdmissionController}'s, shared through Redis with the other instances.
+ *
+ * <p>A key whose rule is in shadow is decided on counters of its own ({@link #SHADOW_KEY_PREFIX} before its admission
+ * key), so that trying a limit never takes from the limits enforced on the same key, here or in other services; its
+ * refusal is {@linkplain Refusal#shadow() only reported}.
  */
 final class AdmissionStep {
+
+    /** Before the admission key of a rule in shadow: its counters, in Redis and locally, are not the enforced ones. */
+    static final String SHADOW_KEY_PREFIX = "shadow:";
+    private static final byte[] SHADOW_PREFIX_BYTES = SHADOW_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
 
     private final AdmissionController admission;
     private final RuleBook rules;
@@ -44,7 +53,8 @@ final class AdmissionStep {
 
     /**
      * Takes {@code cost} tokens for the record's admission key; null if they were taken or no admission limit
-     * applies, else why the record is refused.
+     * applies, else why the record is refused (a {@linkplain Refusal#shadow() shadow} refusal when its rule is in
+     * shadow: the record is not refused).
      *
      * @param entry the record key's entry if {@link #usesKeyEntry()}, else null
      */
@@ -63,6 +73,22 @@ final class AdmissionStep {
         if (policy == null) {
             return null;
         }
+        if (policy.shadow()) {
+            Refusal wouldBe = decide(shadowKey(admissionKey), policy, cost, null);
+            return wouldBe == null ? null : wouldBe.inShadow();
+        }
+        return decide(admissionKey, policy, cost, entry);
+    }
+
+    /** The counters' key of {@code admissionKey} in shadow. */
+    static byte[] shadowKey(byte[] admissionKey) {
+        byte[] key = new byte[SHADOW_PREFIX_BYTES.length + admissionKey.length];
+        System.arraycopy(SHADOW_PREFIX_BYTES, 0, key, 0, SHADOW_PREFIX_BYTES.length);
+        System.arraycopy(admissionKey, 0, key, SHADOW_PREFIX_BYTES.length, admissionKey.length);
+        return key;
+    }
+
+    private Refusal decide(byte[] admissionKey, AdmissionPolicy policy, long cost, KeyEntry entry) {
         AdmissionRule rule = policy.singleBucket();
         if (cost > policy.capacity()) {
             return new Refusal(RejectReason.INVALID_COST, rule != null

@@ -15,6 +15,7 @@ import dev.shaper.internals.shaping.Arrival;
 import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
 import dev.shaper.internals.shaping.ReleasePace;
+import dev.shaper.internals.shaping.ShadowBucket;
 import dev.shaper.internals.shaping.StallMeter;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.shaping.TotalRateLimiter;
@@ -35,6 +36,9 @@ import org.apache.kafka.streams.processor.api.Record;
  * The shaper of one stream task, one pass per record: the input checks, admission, then the key's leaky bucket,
  * which lets the record leave at once or queues it in the {@link TaskQueues}; a wall-clock punctuator releases the
  * queued records as they fall due. A record any step refuses goes to the rejected topic with the reason.
+ *
+ * <p>A step whose rule is in shadow decides as it would, reports the decision ({@link ShadowReports}) and lets the
+ * record go on: to the next step, or, from the bucket, to the output topic at once.
  */
 public final class ShaperProcessor implements Processor<byte[], byte[], byte[], byte[]> {
 
@@ -46,10 +50,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
      * @param topicLimits        what the output topic, the rejected topic and the changelogs take
      * @param admissionKeyHeader the header holding the admission key, or null for the record key
      * @param maxTaskQueue       the most records the task may have queued, all its keys together
+     * @param shadowChild        the child that leads to the shadow topic, or null when there is none
      */
     public record Settings(String scheduleStoreName, String keyStoreName, String shapedChild, String rejectedChild,
                            long tickMs, long catchUpMaxMs, double taskTotalRate, boolean releasedHeader,
-                           TopicLimits topicLimits, String admissionKeyHeader, int maxTaskQueue) {
+                           TopicLimits topicLimits, String admissionKeyHeader, int maxTaskQueue, String shadowChild) {
     }
 
     private final Settings settings;
@@ -75,6 +80,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     private final TaskBacklogs backlogs;
     private final RestoreListener restores;
     private final Rejections rejections;
+    private final ShadowReports shadowReports;
     /** The {@code shaper.released.ms} value of the current millisecond, shared by the records it releases. */
     private final ReleaseStamp stamp = new ReleaseStamp();
     private final BucketRelease bucketRelease = new BucketRelease();
@@ -107,6 +113,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.admission = admission == null ? null : new AdmissionStep(admission, rules, settings.admissionKeyHeader());
         this.rejections = new Rejections(settings.rejectedChild(), settings.topicLimits().rejected(),
                 settings.topicLimits().rejectedTimes());
+        this.shadowReports = new ShadowReports(settings.shadowChild(), settings.topicLimits().shadow(),
+                settings.topicLimits().shadowTimes(), metrics);
     }
 
     @Override
@@ -180,12 +188,17 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
         long cost = valid.cost();
         KeyEntry entry = null;
+        boolean refusedInShadow = false;
         if (admission != null) {
             entry = admission.usesKeyEntry() ? queues.entry(record.key()) : null;
             Refusal limited = admission.admit(record, cost, entry);
-            if (limited != null) {
+            if (limited != null && !limited.shadow()) {
                 reject(record, limited);
                 return;
+            }
+            if (limited != null) {
+                shadowReports.wouldReject(context, record, limited);
+                refusedInShadow = true; // an enforced admission would have stopped it: the bucket never sees it
             }
         }
         long now = clock.peek(wallNow);
@@ -193,14 +206,60 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         if (entry == null) {
             entry = queues.entry(record.key());
         }
-        shape(record, valid, entry, now, wallNow);
+        ShapingRule rule = queues.pinned(entry, rules.ruleFor(record.key()));
+        if (rule.shadow()) {
+            shapeInShadow(record, valid, entry, rule, now, wallNow, refusedInShadow);
+        } else {
+            shape(record, valid, entry, rule, now, wallNow);
+        }
+    }
+
+    /**
+     * A key whose rule is in shadow: its bucket decides what it would do ({@link ShadowBucket}), the decision is
+     * reported, and the record leaves at once. A key that still has records queued from before its rule went into
+     * shadow queues the record right behind them instead, so that its records keep their order.
+     *
+     * @param refusedInShadow admission in shadow would have refused the record: the bucket would never have seen it
+     */
+    private void shapeInShadow(Record<byte[], byte[]> record, CheckOutcome.Valid valid, KeyEntry entry,
+                               ShapingRule rule, long now, long wallNow, boolean refusedInShadow) {
+        long cost = valid.cost();
+        KeyState state = entry.state();
+        shadowReports.decided();
+        if (!refusedInShadow) {
+            KeyState schedule = state.queuedRecords() == 0 ? state : new KeyState(state.tatNanos(), 0, 0, 0);
+            Arrival wouldBe = ShadowBucket.arrive(schedule, rule, now, cost);
+            if (wouldBe instanceof Arrival.Pass pass) {
+                state = state.queuedRecords() == 0 ? pass.state() : state;
+            } else if (wouldBe instanceof Arrival.Enqueue enqueue) {
+                long waitNanos = enqueue.dueNanos() - now;
+                Refusal unwanted = waitRefused(valid, waitNanos, wallNow);
+                if (unwanted != null) {
+                    shadowReports.wouldReject(context, record, unwanted.inShadow());
+                } else {
+                    shadowReports.wouldQueue(context, record, Math.max(1, (waitNanos + 999_999) / 1_000_000));
+                    state = state.queuedRecords() == 0 ? enqueue.state() : state;
+                }
+            } else if (wouldBe instanceof Arrival.Reject refused) {
+                shadowReports.wouldReject(context, record, new Refusal(refused.reason(), refused.retryAfterMs(),
+                        refused.detail(), true));
+            }
+        }
+        if (state.queuedRecords() > 0) {
+            enqueue(record, valid, entry, rule, ShadowBucket.behindQueue(state, now, cost), wallNow);
+            return;
+        }
+        // Shadow traffic reaches the database as well: the total rate counts it.
+        total.onPass(now, cost);
+        capacity.used(cost, rule.priority());
+        queues.pass(entry, state);
+        forwardAtOnce(record, wallNow);
     }
 
     /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
-    private void shape(Record<byte[], byte[]> record, CheckOutcome.Valid valid, KeyEntry entry, long now,
-                       long wallNow) {
+    private void shape(Record<byte[], byte[]> record, CheckOutcome.Valid valid, KeyEntry entry, ShapingRule rule,
+                       long now, long wallNow) {
         long cost = valid.cost();
-        ShapingRule rule = queues.pinned(entry, rules.ruleFor(record.key()));
         // A record may not pass ahead of records of a higher priority that the total rate holds back, nor at a
         // priority the capacity does not reach now.
         boolean totalAllows = total.canPass(now) && !queues.heldBackAbove(rule.priority())
@@ -214,11 +273,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             total.onPass(now, cost);
             capacity.used(cost, rule.priority());
             queues.pass(entry, pass.state());
-            // A passed record carries no shaper.queued.ms (absent means 0; InputHeaders removed any forged one).
-            HeaderValues.setOrRemove(record.headers(), ShaperHeaders.RELEASED_MS,
-                    settings.releasedHeader() ? stamp.at(wallNow) : null);
-            context.forward(record, settings.shapedChild());
-            counts.passed(wallNow);
+            forwardAtOnce(record, wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
             // Its wait: to its due, or to its key's next release slot if that is later, or behind the total rate.
             long waitNanos = Math.max(Math.max(enqueue.dueNanos(), entry.state().releaseTatNanos()) - now, capWait);
@@ -227,24 +282,39 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                 reject(record, unwanted); // the key's state stays as it was: the record never joined the queue
                 return;
             }
-            if (queues.queuedRecords() >= settings.maxTaskQueue()) {
-                reject(record, new Refusal(RejectReason.QUEUE_FULL, settings.tickMs(), "the queues of this partition"
-                        + " hold " + queues.queuedRecords() + " records, the most allowed is "
-                        + settings.maxTaskQueue() + " (shaper.shaping.max.task.queue)"));
-                return;
-            }
-            TaskQueues.Enqueued queued = queues.enqueue(entry, record.key(), rule, enqueue.dueNanos(), enqueue.state(),
-                    record.timestamp(), wallNow, cost, valid.deadlineMs(), record.headers(), record.value());
-            if (queued.stored()) {
-                counts.queued(queued.storedBytes());
-                if (enqueue.state().queuedRecords() == 1) {
-                    followWaitingRates(); // a key started waiting: it may need a finer tick from now on
-                }
-            } else {
-                reject(record, outputs.whyNotQueueable(queued.storedBytes()));
-            }
+            enqueue(record, valid, entry, rule, enqueue, wallNow);
         } else if (arrival instanceof Arrival.Reject refused) {
             reject(record, new Refusal(refused.reason(), refused.retryAfterMs(), refused.detail()));
+        }
+    }
+
+    /** A record leaves at once, without waiting. */
+    private void forwardAtOnce(Record<byte[], byte[]> record, long wallNow) {
+        // A passed record carries no shaper.queued.ms (absent means 0; InputHeaders removed any forged one).
+        HeaderValues.setOrRemove(record.headers(), ShaperHeaders.RELEASED_MS,
+                settings.releasedHeader() ? stamp.at(wallNow) : null);
+        context.forward(record, settings.shapedChild());
+        counts.passed(wallNow);
+    }
+
+    /** Queues a record until its due, if the task's queues and the schedule store take it. */
+    private void enqueue(Record<byte[], byte[]> record, CheckOutcome.Valid valid, KeyEntry entry, ShapingRule rule,
+                         Arrival.Enqueue enqueue, long wallNow) {
+        if (queues.queuedRecords() >= settings.maxTaskQueue()) {
+            reject(record, new Refusal(RejectReason.QUEUE_FULL, settings.tickMs(), "the queues of this partition"
+                    + " hold " + queues.queuedRecords() + " records, the most allowed is "
+                    + settings.maxTaskQueue() + " (shaper.shaping.max.task.queue)"));
+            return;
+        }
+        TaskQueues.Enqueued queued = queues.enqueue(entry, record.key(), rule, enqueue.dueNanos(), enqueue.state(),
+                record.timestamp(), wallNow, valid.cost(), valid.deadlineMs(), record.headers(), record.value());
+        if (queued.stored()) {
+            counts.queued(queued.storedBytes());
+            if (enqueue.state().queuedRecords() == 1) {
+                followWaitingRates(); // a key started waiting: it may need a finer tick from now on
+            }
+        } else {
+            reject(record, outputs.whyNotQueueable(queued.storedBytes()));
         }
     }
 
@@ -383,9 +453,13 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
         @Override
         public KeyState release(byte[] key, KeyState state, long dueNanos, long cost) {
+            ShapingRule rule = ruleFor(key);
+            if (rule.shadow()) {
+                return LeakyBucket.releaseUnpaced(state, cost); // what waited from before the rule went into shadow
+            }
             // A key may release a tick ahead of its schedule, so that a slot between two ticks leaves at the one
             // before it; with ticks at most half a waiting key's interval that adds at most half a record a window.
-            return LeakyBucket.release(state, ruleFor(key), now, dueNanos, tickNanos,
+            return LeakyBucket.release(state, rule, now, dueNanos, tickNanos,
                     stalls.routineLateNanos(), catchUpMaxNanos, cost);
         }
 

@@ -16,6 +16,8 @@ public final class RuleSet {
     private final AdmissionAlgorithm defaultAlgorithm;
     private final List<KeyRule> rules;
     private final boolean hasAdmission;
+    /** True under {@code shaper.mode=shadow}: every rule and the defaults are in shadow, whatever their mode says. */
+    private final boolean allShadow;
 
     /**
      * @param defaultAdmission the admission of keys no rule gives one; null for none. Its algorithm (token-bucket
@@ -33,10 +35,17 @@ public final class RuleSet {
      */
     public RuleSet(ShapingRule defaults, AdmissionPolicy defaultAdmission, AdmissionAlgorithm defaultAlgorithm,
                    List<KeyRule> rules) {
-        this.defaults = defaults;
-        this.defaultAdmission = defaultAdmission;
+        this(defaults, defaultAdmission, defaultAlgorithm, rules, false);
+    }
+
+    private RuleSet(ShapingRule defaults, AdmissionPolicy defaultAdmission, AdmissionAlgorithm defaultAlgorithm,
+                    List<KeyRule> rules, boolean allShadow) {
+        this.allShadow = allShadow;
+        this.defaults = allShadow ? defaults.withShadow(true) : defaults;
+        this.defaultAdmission = allShadow && defaultAdmission != null ? defaultAdmission.withShadow(true)
+                : defaultAdmission;
         this.defaultAlgorithm = defaultAlgorithm;
-        this.rules = List.copyOf(rules);
+        this.rules = allShadow ? rules.stream().map(RuleSet::inShadow).toList() : List.copyOf(rules);
         this.hasAdmission = defaultAdmission != null || this.rules.stream().anyMatch(r -> r.admission() != null);
     }
 
@@ -64,8 +73,26 @@ public final class RuleSet {
         return hasAdmission;
     }
 
-    /** The same defaults with other rules. */
+    /** The same defaults with other rules (in shadow too if these are all in shadow). */
     public RuleSet withRules(List<KeyRule> newRules) {
-        return new RuleSet(defaults, defaultAdmission, defaultAlgorithm, newRules);
+        return new RuleSet(defaults, defaultAdmission, defaultAlgorithm, newRules, allShadow);
+    }
+
+    /**
+     * These rules with everything in shadow, and every rule added later by {@link #withRules} too: the whole
+     * application in shadow ({@code shaper.mode=shadow}) whatever each rule's own mode says.
+     */
+    public RuleSet allInShadow() {
+        return new RuleSet(defaults, defaultAdmission, defaultAlgorithm, rules, true);
+    }
+
+    /** True when every rule is in shadow ({@code shaper.mode=shadow}). */
+    public boolean allShadow() {
+        return allShadow;
+    }
+
+    private static KeyRule inShadow(KeyRule rule) {
+        return new KeyRule(rule.matcher(), rule.shaping().withShadow(true),
+                rule.admission() == null ? null : rule.admission().withShadow(true));
     }
 }

@@ -36,6 +36,7 @@ import org.apache.kafka.common.config.ConfigException;
  *     weight: 1               # within a priority, keys share the total rate by weight x rate (default 1)
  *     admission.rate: 50      # the admission token bucket of this key (see shaper.admission.*)
  *     admission.burst: 100
+ *     mode: shadow            # or enforce (the default): decide and report, but let every record pass at once
  *   - prefix: "api-"
  *     admission.algorithm: sliding-window   # or token-bucket, fixed-window (default shaper.admission.algorithm)
  *     admission.limits:       # several limits that must all allow a record (instead of admission.rate/burst)
@@ -61,7 +62,8 @@ public final class RulesFile {
             @JsonProperty("admission.rate") Double admissionRate,
             @JsonProperty("admission.burst") Double admissionBurst,
             @JsonProperty("admission.algorithm") String admissionAlgorithm,
-            @JsonProperty("admission.limits") List<LimitSpec> admissionLimits) {
+            @JsonProperty("admission.limits") List<LimitSpec> admissionLimits,
+            @JsonProperty("mode") String mode) {
     }
 
     /** One of a rule's admission.limits as written. */
@@ -78,7 +80,12 @@ public final class RulesFile {
     /** The fields a rule may have, for error messages. */
     static final String RULE_FIELDS = "one of exact, prefix, glob, regex and optional rate, max.queue, max.delay.ms,"
             + " priority, weight, admission.rate, admission.burst, admission.algorithm, admission.limits (each limit"
-            + " with rate, per, burst)";
+            + " with rate, per, burst), mode";
+
+    /** The value of a rule's {@code mode} that puts it in shadow; {@code enforce} is the default. */
+    public static final String MODE_SHADOW = "shadow";
+    /** The value of a rule's {@code mode} that enforces it: the default. */
+    public static final String MODE_ENFORCE = "enforce";
 
     private static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -96,8 +103,16 @@ public final class RulesFile {
         return new RuleBook(LiveRules.fixed(ruleSetFor(config)));
     }
 
-    /** The version of the rules {@code config} names, as {@link #forConfig}, to build on (the rules topic). */
+    /**
+     * The version of the rules {@code config} names, as {@link #forConfig}, to build on (the rules topic); all in
+     * shadow under {@code shaper.mode=shadow}.
+     */
     public static RuleSet ruleSetFor(ShaperConfig config) {
+        RuleSet rules = fileRuleSet(config);
+        return config.allInShadow() ? rules.allInShadow() : rules;
+    }
+
+    private static RuleSet fileRuleSet(ShaperConfig config) {
         if (config.rulesFile().isBlank()) {
             return new RuleSet(config.defaultShapingRule(), config.defaultAdmission(), config.admissionAlgorithm(),
                     List.of());
@@ -244,8 +259,25 @@ public final class RulesFile {
         if (!(weight > 0) || Double.isInfinite(weight)) {
             throw new RulesFileException(where + ": weight is " + weight + "; expected a number > 0");
         }
-        return new KeyRule(matcher, new ShapingRule(rate, maxQueue, maxDelayMs, priority, weight),
-                toAdmission(where, spec, defaultAdmission, defaultAlgorithm));
+        boolean shadow = shadow(where, spec.mode());
+        AdmissionPolicy admission = toAdmission(where, spec, defaultAdmission, defaultAlgorithm);
+        if (shadow && admission == null && defaultAdmission != null) {
+            admission = defaultAdmission; // the default limits, decided in shadow for this rule's keys
+        }
+        return new KeyRule(matcher, new ShapingRule(rate, maxQueue, maxDelayMs, priority, weight, shadow),
+                admission == null ? null : admission.withShadow(shadow));
+    }
+
+    /** Whether a rule's {@code mode} puts it in shadow. */
+    private static boolean shadow(String where, String mode) {
+        if (mode == null || mode.equals(MODE_ENFORCE)) {
+            return false;
+        }
+        if (mode.equals(MODE_SHADOW)) {
+            return true;
+        }
+        throw new RulesFileException(where + ": mode is \"" + mode + "\"; expected " + MODE_ENFORCE + " (the default)"
+                + " or " + MODE_SHADOW);
     }
 
     /**

@@ -102,6 +102,14 @@ public final class LeakyBucket {
     }
 
     /**
+     * The release side of a key whose rule is in shadow: a queued record leaves when due, without the rate's pacing
+     * (the records of the key's enforced past, and those queued behind them, see {@link ShadowBucket#behindQueue}).
+     */
+    public static KeyState releaseUnpaced(KeyState state, long cost) {
+        return state.withReleased(cost);
+    }
+
+    /**
      * The key's state once one of its queued records, costing {@code cost}, left the queue without being released
      * (it expired): the release schedule does not move, since nothing was sent.
      */

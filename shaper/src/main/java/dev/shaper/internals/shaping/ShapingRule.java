@@ -9,8 +9,11 @@ package dev.shaper.internals.shaping;
  * @param priority      when the total rate binds, keys of a lower number go first (0, the highest, to
  *                      {@link #LOWEST_PRIORITY})
  * @param weight        within a priority, waiting keys share the total rate in proportion to weight x rate (> 0)
+ * @param shadow        true when the rule is in shadow ({@code mode: shadow} or {@code shaper.mode=shadow}): its
+ *                      decisions are computed and reported, and its records pass at once
  */
-public record ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs, int priority, double weight) {
+public record ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs, int priority, double weight,
+                          boolean shadow) {
 
     /** One unit of cost never spaces records closer than this, so dues of one key stay strictly increasing. */
     static final long MIN_INTERVAL_NANOS = 1;
@@ -21,6 +24,11 @@ public record ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs, i
     /** A rule of the highest priority and weight 1, as every rule was before priorities. */
     public ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs) {
         this(ratePerSecond, maxQueue, maxDelayMs, 0, 1.0);
+    }
+
+    /** An enforced rule. */
+    public ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs, int priority, double weight) {
+        this(ratePerSecond, maxQueue, maxDelayMs, priority, weight, false);
     }
 
     public ShapingRule {
@@ -43,7 +51,13 @@ public record ShapingRule(double ratePerSecond, int maxQueue, long maxDelayMs, i
 
     /** The same rule with another priority and weight. */
     public ShapingRule withShare(int newPriority, double newWeight) {
-        return new ShapingRule(ratePerSecond, maxQueue, maxDelayMs, newPriority, newWeight);
+        return new ShapingRule(ratePerSecond, maxQueue, maxDelayMs, newPriority, newWeight, shadow);
+    }
+
+    /** The same rule in shadow ({@code true}) or enforced. */
+    public ShapingRule withShadow(boolean inShadow) {
+        return inShadow == shadow ? this
+                : new ShapingRule(ratePerSecond, maxQueue, maxDelayMs, priority, weight, inShadow);
     }
 
     /**

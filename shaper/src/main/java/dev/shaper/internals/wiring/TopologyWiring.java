@@ -34,6 +34,8 @@ public final class TopologyWiring {
     public static final String SHAPED_SINK = "shaper-shaped-sink";
     /** Name of the sink to the rejected topic. */
     public static final String REJECTED_SINK = "shaper-rejected-sink";
+    /** Name of the sink to the shadow topic, when {@code shaper.shadow.topic} is set. */
+    public static final String SHADOW_SINK = "shaper-shadow-sink";
     /** Store of the queued records, keyed by (due time, record key). */
     public static final String SCHEDULE_STORE = "shaper-schedule";
     /** Store of the per-key leaky-bucket state and the task's virtual time. */
@@ -113,7 +115,8 @@ public final class TopologyWiring {
         ShaperProcessor.Settings settings = new ShaperProcessor.Settings(SCHEDULE_STORE, KEY_STATE_STORE,
                 SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(),
                 config.totalRate() / parts.inputPartitions(), config.releasedHeader(), limits,
-                config.admissionKeyHeader(), config.maxTaskQueue());
+                config.admissionKeyHeader(), config.maxTaskQueue(),
+                config.shadowTopic() != null ? SHADOW_SINK : null);
         StateCacheBudget cache = new StateCacheBudget(config.stateCacheMaxKeys()); // one for all the tasks
         CapacityPool capacity = parts.capacity() != null ? parts.capacity()
                 : config.totalRate() > 0 && config.totalRatePooled()
@@ -141,6 +144,10 @@ public final class TopologyWiring {
                 PROCESSOR);
         topology.addSink(REJECTED_SINK, config.rejectedTopic(), new ByteArraySerializer(), new ByteArraySerializer(),
                 PROCESSOR);
+        if (config.shadowTopic() != null) {
+            topology.addSink(SHADOW_SINK, config.shadowTopic(), new ByteArraySerializer(), new ByteArraySerializer(),
+                    PROCESSOR);
+        }
         return topology;
     }
 
