@@ -88,6 +88,31 @@ class ShaperConfigTest {
     }
 
     @Test
+    void shouldEnforceWithoutAShadowTopicByDefaultAndTakeTheShadowSettings() {
+        ShaperConfig defaults = new ShaperConfig(Map.of("bootstrap.servers", "b:9092", "application.id", "a"));
+        assertThat(defaults.allInShadow()).isFalse();
+        assertThat(defaults.shadowTopic()).isNull();
+
+        ShaperConfig shadow = new ShaperConfig(Map.of("bootstrap.servers", "b:9092", "application.id", "a",
+                ShaperConfig.MODE_CONFIG, "shadow", ShaperConfig.SHADOW_TOPIC_CONFIG, " shaper-shadow "));
+        assertThat(shadow.allInShadow()).isTrue();
+        assertThat(shadow.shadowTopic()).isEqualTo("shaper-shadow");
+        assertThat(dev.shaper.internals.rules.RulesFile.forConfig(shadow).defaults().shadow()).isTrue();
+    }
+
+    @Test
+    void shouldRefuseABadModeAndAShadowTopicThatIsAnotherOfTheShapersTopics() {
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.MODE_CONFIG, "dry-run")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("shaper.mode")
+                .hasMessageContaining("dry-run").hasMessageContaining("ENFORCE, SHADOW");
+        for (String topic : List.of("shaper-input", "shaper-shaped", "shaper-rejected")) {
+            assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHADOW_TOPIC_CONFIG, topic)))
+                    .isInstanceOf(ConfigException.class).hasMessageContaining("shaper.shadow.topic")
+                    .hasMessageContaining("expected a topic of its own");
+        }
+    }
+
+    @Test
     void shouldLetTheUserChooseAnotherGuarantee() {
         ShaperConfig config = new ShaperConfig(Map.of("processing.guarantee", "at_least_once"));
         assertThat(config.streamsProperties()).containsEntry("processing.guarantee", "at_least_once");

@@ -255,4 +255,54 @@ class RulesFileTest {
         assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n  - prefix: a\n    priority: 1.5\n", DEFAULTS))
                 .hasMessageContaining("rules[0].priority:");
     }
+
+    @Test
+    void shouldReadEachRulesModeAndPutItsAdmissionInShadowTooEvenTheDefaultOne() {
+        AdmissionPolicy defaultAdmission = AdmissionPolicy.of(new AdmissionRule(50, 80));
+        RuleBook book = RulesFile.parse("r.yaml", """
+                rules:
+                  - exact: "tried"
+                    mode: shadow
+                    admission.rate: 5
+                  - exact: "tried-with-defaults"
+                    mode: shadow
+                  - exact: "enforced"
+                    mode: enforce
+                    admission.rate: 5
+                """, DEFAULTS, defaultAdmission);
+
+        assertThat(book.ruleFor("tried").shadow()).isTrue();
+        assertThat(book.admissionFor("tried".getBytes()).shadow()).isTrue();
+        assertThat(book.admissionFor("tried".getBytes()).withShadow(false))
+                .isEqualTo(AdmissionPolicy.of(new AdmissionRule(5, 5)));
+        assertThat(book.ruleFor("tried-with-defaults")).isEqualTo(DEFAULTS.withShadow(true));
+        assertThat(book.admissionFor("tried-with-defaults".getBytes())).isEqualTo(defaultAdmission.withShadow(true));
+        assertThat(book.ruleFor("enforced").shadow()).isFalse();
+        assertThat(book.admissionFor("enforced".getBytes()).shadow()).isFalse();
+        assertThat(book.ruleFor("other")).isEqualTo(DEFAULTS);
+        assertThat(book.admissionFor("other".getBytes())).isEqualTo(defaultAdmission);
+    }
+
+    @Test
+    void shouldNameABadModeAndTheTwoItCanBe() {
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n  - prefix: a\n    mode: dry-run\n", DEFAULTS))
+                .hasMessageContaining("r.yaml: rules[0]: mode is \"dry-run\"; expected enforce (the default) or shadow");
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n  - prefix: a\n    mode: Shadow\n", DEFAULTS))
+                .hasMessageContaining("mode is \"Shadow\"");
+    }
+
+    @Test
+    void shouldPutEveryRuleInShadowUnderTheApplicationsShadowModeAndTheRulesAddedLater() {
+        AdmissionPolicy defaultAdmission = AdmissionPolicy.of(new AdmissionRule(50, 80));
+        RuleSet rules = RulesFile.parse("r.yaml", "rules:\n  - exact: a\n    mode: enforce\n", DEFAULTS,
+                defaultAdmission).version().allInShadow();
+
+        assertThat(rules.defaults().shadow()).isTrue();
+        assertThat(rules.defaultAdmission().shadow()).isTrue();
+        assertThat(rules.rules()).allSatisfy(rule -> assertThat(rule.shaping().shadow()).isTrue());
+        RuleSet withTopicRules = rules.withRules(List.of(new KeyRule(new KeyMatcher.Exact("b"), DEFAULTS,
+                defaultAdmission)));
+        assertThat(withTopicRules.rules().get(0).shaping().shadow()).isTrue();
+        assertThat(withTopicRules.rules().get(0).admission().shadow()).isTrue();
+    }
 }
