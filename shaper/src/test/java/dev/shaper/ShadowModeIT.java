@@ -1,0 +1,217 @@
+package dev.shaper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.shaper.internals.admission.TokenBucketScript;
+import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.testsupport.Await;
+import dev.shaper.testsupport.RedisServer;
+import dev.shaper.testsupport.ShaperInstance;
+import dev.shaper.testsupport.SharedKafkaBroker;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Shadow mode on a real broker and a real redis-server: a rule in shadow admits 10/s while 100/s is offered for 5 s.
+ * Every record of its key passes to the output topic without waiting, and the shadow topic holds the rejections the
+ * rule would have made, about 90 a second, with their reasons; beside it, a key under the same limit enforced is
+ * limited for real. The shadow limit counts in Redis under a key of its own, never the enforced one's.
+ */
+class ShadowModeIT {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShadowModeIT.class);
+    private static final int OFFERED_PER_SECOND = 100;
+    private static final int SECONDS = 5;
+    private static final int PER_KEY = OFFERED_PER_SECOND * SECONDS;
+    /** A burst of 10, then 10/s for the 5 s: what a token bucket of 10/s admits. */
+    private static final int ADMITTED = 10 + 10 * SECONDS;
+
+    @RegisterExtension
+    static final SharedKafkaBroker broker = new SharedKafkaBroker();
+
+    @Test
+    @Timeout(180)
+    void shouldPassEveryRecordOfAShadowRuleAtOnceAndReportItsWouldBeRejections(@TempDir Path dir)
+            throws Exception {
+        // Given: "tried-" keys under a shadow rule of 10/s, every other key under the same limit enforced
+        broker.createTopics(1, "shadow-in", "shadow-out", "shadow-rejected", "shadow-decisions");
+        Path rules = dir.resolve("rules.yaml");
+        Files.writeString(rules, """
+                rules:
+                  - prefix: "tried-"
+                    mode: shadow
+                    admission.rate: 10
+                    admission.burst: 10
+                """);
+        try (RedisServer redis = RedisServer.start()) {
+            Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), "shadow-it");
+            settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, "shadow-in");
+            settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, "shadow-out");
+            settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, "shadow-rejected");
+            settings.put(ShaperConfig.SHADOW_TOPIC_CONFIG, "shadow-decisions");
+            settings.put(ShaperConfig.RULES_FILE_CONFIG, rules.toString());
+            settings.put(ShaperConfig.SHAPING_RATE_CONFIG, 100_000); // admission alone limits
+            settings.put(ShaperConfig.ADMISSION_RATE_CONFIG, 10);
+            settings.put(ShaperConfig.ADMISSION_BURST_CONFIG, 10);
+            settings.put(ShaperConfig.ADMISSION_MODE_CONFIG, "strict");
+            settings.put(ShaperConfig.REDIS_URI_CONFIG, redis.uri());
+            settings.put(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, true);
+            try (ShaperInstance shaper = ShaperInstance.start(settings)) {
+                ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
+
+                // When: 100/s for 5 s to the key in shadow and to the enforced key, while the test watches which
+                // buckets Redis holds (a full bucket expires: they are looked for while they are in use)
+                Set<String> seen = ConcurrentHashMap.newKeySet();
+                RedisClient client = RedisClient.create(redis.uri());
+                ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor();
+                try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+                    watcher.scheduleWithFixedDelay(() -> {
+                        for (String key : List.of("shadow:tried-1", "tried-1", "enforced-1")) {
+                            if (connection.sync().exists(TokenBucketScript.bucketName(bytes(key))) == 1) {
+                                seen.add(key);
+                            }
+                        }
+                    }, 0, 100, TimeUnit.MILLISECONDS);
+                    offer("tried-1", "enforced-1");
+                } finally {
+                    watcher.shutdownNow();
+                    watcher.awaitTermination(5, TimeUnit.SECONDS);
+                    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                }
+
+                // Then: every record of the key in shadow reached the output, none of them queued
+                List<ConsumerRecord<byte[], byte[]>> output = readUntil("shadow-out", PER_KEY + ADMITTED - 10);
+                List<ConsumerRecord<byte[], byte[]>> tried = ofKey(output, "tried-1");
+                assertThat(tried).hasSize(PER_KEY);
+                assertThat(tried).allSatisfy(r -> assertThat(r.headers().lastHeader(ShaperHeaders.QUEUED_MS))
+                        .isNull());
+                long slowest = tried.stream().mapToLong(r -> Long.parseLong(text(r.headers()
+                        .lastHeader(ShaperHeaders.RELEASED_MS))) - r.timestamp()).max().orElseThrow();
+                LOG.info("The key in shadow: {} records out, the slowest {} ms from its send to its release",
+                        tried.size(), slowest);
+                assertThat(slowest).isLessThan(5_000); // at once: queued at 10/s the last would wait 44 s
+
+                // And: the shadow topic holds the would-be rejections, about 90 a second, with their reasons
+                List<ConsumerRecord<byte[], byte[]>> reports = readUntil("shadow-decisions", PER_KEY - ADMITTED);
+                LOG.info("Shadow topic: {} reports for {} offered ({}/s)", reports.size(), PER_KEY,
+                        reports.size() / (double) SECONDS);
+                assertThat(reports).hasSizeBetween(PER_KEY - ADMITTED - 10, PER_KEY - ADMITTED + 10);
+                assertThat(reports).allSatisfy(report -> {
+                    assertThat(text(report.key())).isEqualTo("tried-1");
+                    assertThat(report.value()).isNull();
+                    assertThat(header(report, ShaperHeaders.SHADOW_DECISION)).isEqualTo("reject");
+                    assertThat(header(report, ShaperHeaders.REASON)).isEqualTo("RATE_LIMITED");
+                    assertThat(Long.parseLong(header(report, ShaperHeaders.RETRY_AFTER_MS))).isBetween(1L, 100L);
+                    assertThat(header(report, ShaperHeaders.SOURCE_TOPIC)).isEqualTo("shadow-in");
+                });
+                assertThat(shaper.meters().get(ShaperMetrics.REJECTED).tag("reason", "RATE_LIMITED")
+                        .tag("mode", "shadow").counter().count()).isEqualTo(reports.size());
+
+                // And: the enforced key was limited for real, its rejections in the rejected topic
+                int enforcedOut = ofKey(output, "enforced-1").size();
+                List<ConsumerRecord<byte[], byte[]>> rejected = readUntil("shadow-rejected", PER_KEY - ADMITTED - 10);
+                LOG.info("The enforced key: {} out, {} rejected", enforcedOut, rejected.size());
+                assertThat(enforcedOut).isBetween(ADMITTED - 10, ADMITTED + 10);
+                assertThat(rejected).hasSize(PER_KEY - enforcedOut);
+                assertThat(rejected).allSatisfy(r -> assertThat(text(r.key())).isEqualTo("enforced-1"));
+                // The same limit on the same traffic: what the shadow rule reported is what enforcing it does
+                assertThat(reports.size()).isCloseTo(rejected.size(), within(5));
+
+                // And: the shadow rule counted in Redis under a key of its own, never the enforced one's
+                assertThat(seen).containsExactlyInAnyOrder("shadow:tried-1", "enforced-1");
+            }
+        }
+    }
+
+    /** A record of each key every 10 ms for {@link #SECONDS}; the producer's own time stamps each. */
+    private static void offer(String... keys) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.LINGER_MS_CONFIG, 0), new ByteArraySerializer(), new ByteArraySerializer())) {
+            long start = System.nanoTime();
+            for (int i = 0; i < PER_KEY; i++) {
+                LockSupport.parkNanos(start + i * 1_000_000_000L / OFFERED_PER_SECOND - System.nanoTime());
+                for (String key : keys) {
+                    producer.send(new ProducerRecord<>("shadow-in", null, System.currentTimeMillis(), bytes(key),
+                            bytes(key + "-" + i)));
+                }
+            }
+            producer.flush();
+        }
+    }
+
+    /** The committed records of {@code topic}, read until at least {@code count} are there and a second passes. */
+    private static List<ConsumerRecord<byte[], byte[]>> readUntil(String topic, int count) {
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = List.of(new TopicPartition(topic, 0)); // every topic here has one
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Await.until(count + " records in " + topic, Duration.ofSeconds(60), () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                return records.size() >= count;
+            });
+            // Whatever comes after what was waited for: nothing is missed
+            consumer.poll(Duration.ofSeconds(1)).forEach(records::add);
+        }
+        return records;
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> ofKey(List<ConsumerRecord<byte[], byte[]>> records,
+                                                              String key) {
+        return records.stream().filter(r -> text(r.key()).equals(key)).toList();
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null ? null : text(header.value());
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(byte[] bytes) {
+        return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static String text(Header header) {
+        return text(header.value());
+    }
+}
