@@ -38,12 +38,18 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -68,6 +74,11 @@ class SecuredDeploymentIT {
     private static final String OUT = "secured-out";
     private static final String REJECTED = "secured-rejected";
     private static final String FEEDBACK = "secured-feedback";
+    private static final String RULES = "secured-rules";
+    private static final String SHADOW = "secured-shadow";
+    /** A key under a rule in shadow, from the rules topic: 1/s, so that its records report would-be waits. */
+    private static final String SHADOW_KEY = "tried-0";
+    private static final int SHADOW_RECORDS = 5;
     private static final String KAFKA_USER = "shaper";
     private static final String REDIS_USER = "shaper";
     /** The secrets: letters, digits and dashes only, so that JSON escaping could not hide one from the search. */
@@ -91,6 +102,8 @@ class SecuredDeploymentIT {
     /** Every HTTP answer, status line, headers and body, as the test received it. */
     private static final Map<String, String> answers = new LinkedHashMap<>();
     private static List<CollectedRecord> collected;
+    /** The reports the shaper wrote to the shadow topic. */
+    private static List<ConsumerRecord<String, byte[]>> shadowReports;
     private static int exitCode;
 
     @BeforeAll
@@ -98,10 +111,18 @@ class SecuredDeploymentIT {
         TestCertificates certificates = TestCertificates.create(dir.resolve("certs"), STORE_PASSWORD);
         broker = KafkaBroker.startEmbeddedSecured(certificates);
         broker.createTopics(2, IN, OUT, REJECTED);
-        broker.createTopics(1, FEEDBACK);
+        broker.createTopics(1, FEEDBACK, SHADOW);
+        broker.createTopics(1, Map.of("cleanup.policy", "compact"), RULES);
         broker.createScramUser(KAFKA_USER, KAFKA_PASSWORD);
         documentedAcls = DocumentedAcls.kafkaBindings("User:" + KAFKA_USER, Map.of("APP_ID", APP_ID, "INPUT", IN,
-                "OUTPUT", OUT, "REJECTED", REJECTED, "FEEDBACK", FEEDBACK));
+                "OUTPUT", OUT, "REJECTED", REJECTED, "FEEDBACK", FEEDBACK, "RULES", RULES, "SHADOW", SHADOW));
+        // A rule in shadow, published by an administrator (the tests' own listener) before the start
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>(RULES, "tried", "{\"exact\": \"" + SHADOW_KEY + "\", \"rate\": 1,"
+                    + " \"mode\": \"shadow\"}")).get(30, TimeUnit.SECONDS);
+        }
         try (Admin admin = broker.admin()) {
             admin.createAcls(documentedAcls).all().get(30, TimeUnit.SECONDS);
         }
@@ -133,6 +154,8 @@ class SecuredDeploymentIT {
         settings.setProperty(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "10000");
         settings.setProperty(ShaperConfig.CAPACITY_ADAPTIVE_CONFIG, "true");
         settings.setProperty(ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, FEEDBACK);
+        settings.setProperty(ShaperConfig.RULES_TOPIC_CONFIG, RULES);
+        settings.setProperty(ShaperConfig.SHADOW_TOPIC_CONFIG, SHADOW);
         Path settingsFile = ChildShaperSettings.write(settings, dir.resolve("shaper.properties"), "secured");
         assertThat(Files.readString(settingsFile)).contains(STORE_PASSWORD);
         assertThat(environment.values()).anyMatch(v -> v.contains(KAFKA_PASSWORD))
@@ -164,10 +187,16 @@ class SecuredDeploymentIT {
                         sent.add(id);
                     }
                 }
+                for (int seq = 0; seq < SHADOW_RECORDS; seq++) {
+                    RecordId id = new RecordId(SHADOW_KEY, seq);
+                    producer.send(new ProducerRecord<>(IN, id.key(), id.toValue()));
+                    sent.add(id);
+                }
             }
             collector.awaitAccountedFor(sent, Duration.ofSeconds(60));
             collected = collector.snapshot();
         }
+        shadowReports = readCommitted(SHADOW, SHADOW_RECORDS - 1);
         // The admission's batched charges reach Redis within a sync; the capacity's lease and decision are renewed
         // on their own.
         Await.until("the shaper's keys in Redis", Duration.ofSeconds(30), () ->
@@ -180,6 +209,24 @@ class SecuredDeploymentIT {
             answers.put(path, answer(path));
         }
         exitCode = shaper.terminate(Duration.ofSeconds(60));
+    }
+
+    /** The committed records of the one-partition {@code topic}, through the tests' own listener. */
+    private static List<ConsumerRecord<String, byte[]>> readCommitted(String topic, int atLeast) {
+        List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = List.of(new TopicPartition(topic, 0));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Await.until(atLeast + " records in " + topic, Duration.ofSeconds(30), () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                return records.size() >= atLeast;
+            });
+        }
+        return records;
     }
 
     @AfterAll
@@ -206,7 +253,12 @@ class SecuredDeploymentIT {
                     .hasCauseInstanceOf(TopicAuthorizationException.class);
         }
         // Every record went out, none rejected
-        assertThat(collected).hasSize(KEYS * PER_KEY).allMatch(CollectedRecord::isOutput);
+        assertThat(collected).hasSize(KEYS * PER_KEY + SHADOW_RECORDS).allMatch(CollectedRecord::isOutput);
+        // The rule from the rules topic applied in shadow: the key's records passed, their would-be waits reported
+        assertThat(shadowReports).hasSize(SHADOW_RECORDS - 1)
+                .allSatisfy(report -> assertThat(report.key()).isEqualTo(SHADOW_KEY));
+        assertThat(PrometheusText.value(answers.get("/metrics"), "shaper_rules_topic_records_total",
+                Map.of("outcome", "applied"))).isEqualTo(1);
         // Admission and the capacity ran on Redis, over TLS as the ACL user, and never fell back
         String metrics = answers.get("/metrics");
         assertThat(PrometheusText.value(metrics, "shaper_admission_backend", Map.of("backend", "redis")))

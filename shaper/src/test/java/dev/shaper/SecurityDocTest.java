@@ -47,7 +47,8 @@ class SecurityDocTest {
 
     private static final String APP_ID = "my-shaper";
     private static final Map<String, String> NAMES = Map.of("APP_ID", APP_ID, "INPUT", "requests",
-            "OUTPUT", "requests-shaped", "REJECTED", "requests-rejected", "FEEDBACK", "db-feedback");
+            "OUTPUT", "requests-shaped", "REJECTED", "requests-rejected", "FEEDBACK", "db-feedback",
+            "RULES", "shaper-rules", "SHADOW", "shaper-shadow");
     private static final List<AclBinding> DOCUMENTED = DocumentedAcls.kafkaBindings("User:shaper", NAMES);
 
     @Test
@@ -58,6 +59,7 @@ class SecurityDocTest {
         settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, NAMES.get("INPUT"));
         settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, NAMES.get("OUTPUT"));
         settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, NAMES.get("REJECTED"));
+        settings.put(ShaperConfig.SHADOW_TOPIC_CONFIG, NAMES.get("SHADOW"));
         ShaperConfig config = new ShaperConfig(settings);
         // With admission, so that every processor and store the shaper can have is in the topology.
         RuleBook rules = new RuleBook(config.defaultShapingRule(), AdmissionPolicy.of(new AdmissionRule(10, 10)), List.of());
@@ -83,7 +85,7 @@ class SecurityDocTest {
         }
         assertThat(topology.globalStores()).isEmpty();
         assertThat(sources).containsExactly(NAMES.get("INPUT"));
-        assertThat(sinks).containsExactlyInAnyOrder(NAMES.get("OUTPUT"), NAMES.get("REJECTED"));
+        assertThat(sinks).containsExactlyInAnyOrder(NAMES.get("OUTPUT"), NAMES.get("REJECTED"), NAMES.get("SHADOW"));
         assertThat(stores).isNotEmpty();
 
         for (String input : sources) {
@@ -103,6 +105,7 @@ class SecurityDocTest {
         assertAllowed(ResourceType.TRANSACTIONAL_ID, APP_ID + "-0f7c6a4e-7d0c-4b8e-9d8a-7e1d2c3b4a59-1",
                 AclOperation.WRITE);
         assertAllowed(ResourceType.TOPIC, NAMES.get("FEEDBACK"), AclOperation.READ);
+        assertAllowed(ResourceType.TOPIC, NAMES.get("RULES"), AclOperation.READ);
     }
 
     @Test

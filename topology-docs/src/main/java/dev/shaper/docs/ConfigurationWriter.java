@@ -35,6 +35,8 @@ final class ConfigurationWriter {
                     + " [how it works](how-it-works.md).", List.of("shaping")),
             new Group("Per-key rules", "Per-key values for the shaping and admission settings; the file's format is"
                     + " [below](#the-rules-file).", List.of("rules")),
+            new Group("Shadow mode", "Rules tried on live traffic, reported and counted but not enforced: see"
+                    + " [rules.md](rules.md#shadow-mode).", List.of("mode", "shadow")),
             new Group("Capacity", "How the total rate is shared across instances, and the closed loop that moves it"
                     + " with the database writers' feedback: see [capacity.md](capacity.md).", List.of("capacity")),
             new Group("Admission", "The token buckets a record passes before its leaky bucket: see"
@@ -81,6 +83,9 @@ final class ConfigurationWriter {
                 + " default `1s`), `burst` for a token bucket only (default `rate`); instead of `admission.rate` and"
                 + " `admission.burst`, never with them (see [admission.md](admission.md#several-limits-per-key))",
                 "`admission.rate` / `admission.burst`"});
+        RULE_FIELDS.put("mode", new String[] {"`enforce`, or `shadow`: the rule's decisions are reported and counted,"
+                + " and its records pass at once (see [rules.md](rules.md#shadow-mode)); `" + ShaperConfig.MODE_CONFIG
+                + "=shadow` puts every rule in shadow", "`enforce`"});
     }
 
     private final ConfigDef configDef;
