@@ -206,6 +206,7 @@ class OperationsIT {
             assertThat(answer.get("host").asText()).isEqualTo("localhost:" + secondPort);
             assertThat(answer.get("rules").get("rate").asDouble()).isEqualTo(1.0);
             assertThat(answer.get("rules").get("matched").asText()).isEqualTo("defaults");
+            assertThat(answer.get("rules").get("mode").asText()).isEqualTo("enforce");
             long nextRelease = answer.get("nextReleaseMs").asLong();
             assertThat(nextRelease).isBetween(System.currentTimeMillis() - 2_000, System.currentTimeMillis() + 5_000);
             // And: a record arriving now would wait behind the 4-5 queued, for the key's rate and the partition's

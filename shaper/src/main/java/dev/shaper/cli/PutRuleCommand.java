@@ -15,7 +15,8 @@ import picocli.CommandLine.Parameters;
 /** {@code rules put ID RULE}: sets one rule, checked first. */
 @Command(name = "put", mixinStandardHelpOptions = true,
         description = "Set the rule ID: RULE is a JSON object with the fields of a rules-file entry (exact, prefix,"
-                + " glob or regex; rate, max.queue, max.delay.ms, priority, weight, admission.rate, admission.burst),"
+                + " glob or regex; rate, max.queue, max.delay.ms, priority, weight, admission.rate, admission.burst,"
+                + " admission.algorithm, admission.limits, mode),"
                 + " and optionally order. The rule is checked as the shaper checks it before it is published.")
 final class PutRuleCommand implements Runnable {
 

@@ -203,6 +203,8 @@ class KubernetesManifestsTest {
         ShaperConfig config = new ShaperConfig(settings(values(env)));
         assertThatCode(() -> new StreamsConfig(config.streamsProperties())).doesNotThrowAnyException();
         assertThat(config.staticGroupMember()).as("group.instance.id per pod").isTrue();
+        // Logs as the cluster's collector reads them: one JSON object per line (docs/logging.md)
+        assertThat(values(env)).containsEntry("LOG_FORMAT", "json");
     }
 
     @Test

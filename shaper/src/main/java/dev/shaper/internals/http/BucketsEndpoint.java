@@ -210,6 +210,7 @@ final class BucketsEndpoint {
         out.put("rate", shaping.ratePerSecond());
         out.put("maxQueue", shaping.maxQueue());
         out.put("maxDelayMs", shaping.maxDelayMs());
+        out.put("mode", shaping.shadow() ? "shadow" : "enforce");
         AdmissionPolicy admission = match.map(KeyRule::admission).orElse(null);
         if (admission == null) {
             admission = rules.defaultAdmission();
@@ -226,6 +227,7 @@ final class BucketsEndpoint {
         admissionOut.put("rate", first == null ? null : first.ratePerSecond());
         admissionOut.put("burst", first == null ? null : first.burst());
         admissionOut.put("algorithm", admission == null ? null : admission.algorithm().configName());
+        admissionOut.put("mode", admission == null ? null : admission.shadow() ? "shadow" : "enforce");
         List<Map<String, Object>> limits = new ArrayList<>();
         if (admission != null) {
             for (AdmissionLimit limit : admission.limits()) {

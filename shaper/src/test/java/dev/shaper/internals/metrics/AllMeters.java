@@ -37,6 +37,7 @@ public final class AllMeters implements AutoCloseable {
         // As the application binds them: the JVM's memory pools first, then the shaper's own
         new JvmMemoryMetrics().bindTo(registry);
         metrics.bindAdmission(admission);
+        metrics.shadowed(); // the meters of rules in shadow, registered at their first decision
         CapacityPool pool = new CapacityPool(400, 8);
         metrics.bindCapacity(pool);
         metrics.bindCapacityCoordinator(new CapacityCoordinator(pool, new CapacityLeases() {
