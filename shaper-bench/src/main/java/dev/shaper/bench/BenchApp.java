@@ -138,6 +138,23 @@ enum BenchApp {
         }
     },
 
+    /**
+     * The whole shaper in shadow ({@code shaper.mode=shadow}): every record passes at once, and each that the
+     * scenario's rule would have held back is reported on a shadow topic. In the queued scenario that is every record
+     * but the first of each run (a report written per record); in the unqueued one, none.
+     */
+    SHAPER_SHADOW("shaper+shadow", true, null) {
+        @Override
+        void addSettings(Map<String, String> settings) {
+            settings.put(ShaperConfig.MODE_CONFIG, "shadow");
+        }
+
+        @Override
+        String shadowTopic(String runId) {
+            return runId + "-shadow";
+        }
+    },
+
     /** The same total rate, split into a fixed part per partition (scope partition): the yardstick of the pool. */
     SHAPER_FIXED_TOTAL("shaper+fixed-total", true, null) {
         @Override
@@ -166,11 +183,16 @@ enum BenchApp {
         }
         throw new IllegalArgumentException("unknown app \"" + label + "\"; expected one of pass-through,"
                 + " pass-through+header, naive-queue, shaper, shaper+batched, shaper+strict, shaper+pooled-total,"
-                + " shaper+leased-total, shaper+fixed-total");
+                + " shaper+leased-total, shaper+fixed-total, shaper+shadow");
     }
 
     /** Adds what this app sets beside the scenario's shaper settings (nothing, for most). */
     void addSettings(Map<String, String> settings) {
+    }
+
+    /** The shadow topic of run {@code runId}, or null for an app without one. */
+    String shadowTopic(String runId) {
+        return null;
     }
 
     /** Whether the app needs Redis: for admission, or for the capacity's leases. */

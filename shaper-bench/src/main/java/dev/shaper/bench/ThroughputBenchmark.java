@@ -192,6 +192,10 @@ public final class ThroughputBenchmark {
         String rejected = app.shapes() ? id + "-rejected" : null;
         broker.createTopics(options.partitions(), rejected == null ? new String[] {input, output}
                 : new String[] {input, output, rejected});
+        String shadow = app.shadowTopic(id);
+        if (shadow != null) {
+            broker.createTopics(options.partitions(), shadow);
+        }
         double loadRate = InputLoader.load(broker.bootstrapServers(), input, records, scenario, options);
         System.out.printf(Locale.ROOT, "%s: loaded %d records into %s (%.0f records/s)%n", id, records, input,
                 loadRate);
@@ -208,6 +212,9 @@ public final class ThroughputBenchmark {
             settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, rejected);
             settings.putAll(scenario.shaperSettings(options));
             app.addSettings(settings);
+            if (shadow != null) {
+                settings.put(ShaperConfig.SHADOW_TOPIC_CONFIG, shadow);
+            }
         }
         if (app.usesRedis()) {
             settings.put(ShaperConfig.REDIS_URI_CONFIG, redisUri);
