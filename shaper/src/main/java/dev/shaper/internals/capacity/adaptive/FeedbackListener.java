@@ -2,6 +2,7 @@ package dev.shaper.internals.capacity.adaptive;
 
 import dev.shaper.ShaperConfig;
 import dev.shaper.feedback.FeedbackReport;
+import dev.shaper.internals.kafka.GrouplessConsumer;
 import dev.shaper.internals.kafka.PollingThread;
 import java.time.Duration;
 import java.util.HashMap;
@@ -64,17 +65,9 @@ public final class FeedbackListener implements AutoCloseable {
     }
 
     private static Map<String, Object> consumerSettings(Map<String, ?> clientSettings) {
-        Map<String, Object> settings = new HashMap<>(clientSettings);
-        settings.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        settings.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        settings.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
-        settings.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
-        settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        // A missing topic must be an error at start, not quietly created with the broker's defaults.
-        settings.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        Map<String, Object> settings = GrouplessConsumer.settings(clientSettings, "shaper-feedback-listener");
         // Where the look-back finds nothing, or the log was truncated under us: only new reports matter.
         settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
-        settings.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "shaper-feedback-listener");
         return settings;
     }
 
