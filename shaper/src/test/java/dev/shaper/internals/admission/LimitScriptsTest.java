@@ -507,4 +507,30 @@ class LimitScriptsTest {
         assertThat(capped.get(0).left()[0]).isCloseTo(0.5, within(0.01));
         assertThat(capped.get(0).left()[1]).as("never raised").isCloseTo(0, within(0.01));
     }
+
+    // ---- what the observer is told
+
+    @Test
+    void everyCallTellsTheObserverItsKindAndAnEmptyChargeTellsNothing() throws Exception {
+        List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (RedisTokenBuckets own = new RedisTokenBuckets(server.uri(), Duration.ofSeconds(2),
+                Duration.ofMillis(100))) {
+            own.observeCalls((command, nanos) -> told.add(command + (nanos > 0 ? "" : " in no time")));
+            String key = newKey();
+            AdmissionPolicy window = windows(AdmissionAlgorithm.FIXED_WINDOW, 10, HOUR_MS);
+            AdmissionRule rule = new AdmissionRule(0.001, 10);
+
+            own.take(bytes(key), rule, 1);
+            own.take(bytes(key), window, 1);
+            own.charge(List.of(new RedisTokenBuckets.Charge(bytes(key), rule, 1)));
+            own.cap(List.of(new RedisTokenBuckets.Charge(bytes(key), rule, 5)));
+            own.chargeLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), window, new double[] {1})));
+            own.capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), window, new double[] {5})));
+            assertThat(own.charge(List.of())).isEmpty();
+            assertThat(own.chargeLimits(List.of())).isEmpty();
+            own.ping();
+            own.probeScript();
+        }
+        assertThat(told).containsExactly("take", "take", "charge", "charge", "charge", "charge", "ping", "ping");
+    }
 }
