@@ -204,7 +204,7 @@ public final class ShaperApplication {
         StreamsConfig streamsConfig = new StreamsConfig(streamsProps); // fails early, naming the key, on a bad setting
         LOG.info("Effective settings: {}", EffectiveSettings.describe(streamsProps));
         HostInfo self = applicationServer(streamsConfig);
-        RuleSet fileRules = RulesFile.ruleSetFor(config);
+        RuleSet fileRules = config.fileRules(); // read once: streamsProperties() read it for poll.ms
         StartupTopics topics = describeTopics(config, streamsProps);
         int partitions = topics.inputPartitions();
         TopicLimits topicLimits = topics.topicLimits();

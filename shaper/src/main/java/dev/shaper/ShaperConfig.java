@@ -7,6 +7,9 @@ import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
 import dev.shaper.internals.capacity.adaptive.CapacityBounds;
 import dev.shaper.internals.capacity.adaptive.ControllerKind;
+import dev.shaper.internals.rules.LiveRules;
+import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.rules.RuleSet;
 import dev.shaper.internals.rules.RulesFile;
 import dev.shaper.internals.shaping.ReleasePace;
 import dev.shaper.internals.shaping.ShapingRule;
@@ -411,6 +414,8 @@ public final class ShaperConfig extends AbstractConfig {
             .define(HTTP_PORT_CONFIG, Type.INT, 8080, Range.between(-1, 65_535), Importance.MEDIUM, HTTP_PORT_DOC);
 
     private final Map<String, Object> streamsSettings;
+    /** What {@link #fileRules} read, once it has. */
+    private RuleSet fileRules;
 
     public ShaperConfig(Map<?, ?> settings) {
         super(CONFIG, shaperKeysOnly(settings), false);
@@ -590,7 +595,7 @@ public final class ShaperConfig extends AbstractConfig {
     private long pollMs() {
         double fastest;
         try {
-            fastest = RulesFile.forConfig(this).fastestRate();
+            fastest = new RuleBook(LiveRules.fixed(fileRules())).fastestRate();
         } catch (ConfigException unreadable) {
             // Not here: the start reads the rules file itself and names what is wrong with it.
             fastest = defaultShapingRule().ratePerSecond();
@@ -733,6 +738,18 @@ public final class ShaperConfig extends AbstractConfig {
 
     public String rulesFile() {
         return getString(RULES_FILE_CONFIG);
+    }
+
+    /**
+     * The rules file's rules over the default rules ({@link RulesFile#ruleSetFor}), read at the first call only: the
+     * start needs them for {@link #streamsProperties()} ({@code poll.ms}) and then for the rules themselves. A read
+     * that fails is not kept: the next call reads again and fails the same way.
+     */
+    public synchronized RuleSet fileRules() {
+        if (fileRules == null) {
+            fileRules = RulesFile.ruleSetFor(this);
+        }
+        return fileRules;
     }
 
     /** The rules topic, or null when there is none. */

@@ -5,20 +5,24 @@ package dev.shaper.internals.admission;
  * Mirror} for that one): every limit's state, and what was admitted here and not yet charged to Redis. Its fields
  * are guarded by its own lock.
  */
-final class LimitsMirror {
-    final byte[] key;
+final class LimitsMirror extends KeyMirror<AdmissionPolicy, SharedState> {
     final LimitStates states;
-    AdmissionPolicy policy;
-    /** Admitted here and not yet charged to Redis: the same amount for every limit. */
-    double unsynced;
-    long lastUsedNanos;
-    /** Forgotten by a sync: a caller that kept it must look the key's mirror up again. */
-    boolean forgotten;
 
     LimitsMirror(byte[] key, AdmissionPolicy policy, long nowNanos) {
-        this.key = key;
-        this.policy = policy;
+        super(key, policy, nowNanos);
         this.states = new LimitStates(policy, nowNanos);
-        this.lastUsedNanos = nowNanos;
+    }
+
+    @Override
+    AdmissionDecision take(AdmissionPolicy policy, double cost, long nowNanos) {
+        return states.tryTake(policy, cost, nowNanos);
+    }
+
+    /** {@code state} null: the key's Redis state is unusable, and this key stays on its local mirror. */
+    @Override
+    void adopt(SharedState state, long nowNanos) {
+        if (state != null) {
+            states.adopt(limits, state, 1, unsynced, nowNanos);
+        }
     }
 }

@@ -119,12 +119,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
     /** Takes {@code cost} tokens from the shared bucket if enough exist (the strict mode). */
     public AdmissionDecision take(byte[] admissionKey, AdmissionRule rule, double cost)
             throws RedisUnavailableException, BucketUnusableException {
-        long start = System.nanoTime();
-        try {
-            return takeUntimed(admissionKey, rule, cost);
-        } finally {
-            observer.observe("take", System.nanoTime() - start);
-        }
+        return observed("take", () -> takeUntimed(admissionKey, rule, cost));
     }
 
     private AdmissionDecision takeUntimed(byte[] admissionKey, AdmissionRule rule, double cost)
@@ -132,14 +127,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
         byte[][] keys = {TokenBucketScript.bucketName(admissionKey)};
         byte[][] args = TokenBucketScript.args(rule, cost, TokenBucketScript.Mode.TAKE);
         try {
-            StatefulRedisConnection<byte[], byte[]> c = calls();
-            List<Object> reply;
-            try {
-                reply = c.sync().evalsha(TokenBucketScript.SHA, ScriptOutputType.MULTI, keys, args);
-            } catch (RedisNoScriptException e) {
-                reply = c.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, keys, args);
-            }
-            return TokenBucketScript.parse(reply).toDecision();
+            return TokenBucketScript.parse(run(TOKEN_BUCKET, keys, args)).toDecision();
         } catch (RedisCommandExecutionException e) {
             if (BucketUnusableException.isWrongType(e.getMessage())) {
                 throw new BucketUnusableException("Redis key " + new String(keys[0], StandardCharsets.UTF_8)
@@ -159,11 +147,36 @@ public final class RedisTokenBuckets implements AutoCloseable {
      */
     public SharedState take(byte[] admissionKey, AdmissionPolicy policy, double cost)
             throws RedisUnavailableException, BucketUnusableException {
+        return observed("take", () -> takeUntimed(admissionKey, policy, cost));
+    }
+
+    /** A call to Redis, timed by {@link #observed}. */
+    @FunctionalInterface
+    private interface Untimed<T, E extends Exception> {
+        T call() throws RedisUnavailableException, E;
+    }
+
+    /** Runs {@code untimed} and reports its latency, as a call of kind {@code kind}, to the observer. */
+    private <T, E extends Exception> T observed(String kind, Untimed<T, E> untimed)
+            throws RedisUnavailableException, E {
         long start = System.nanoTime();
         try {
-            return takeUntimed(admissionKey, policy, cost);
+            return untimed.call();
         } finally {
-            observer.observe("take", System.nanoTime() - start);
+            observer.observe(kind, System.nanoTime() - start);
+        }
+    }
+
+    /**
+     * Runs {@code script} on the connection of the per-record calls: EVALSHA, and EVAL (which loads it) when Redis
+     * answers NOSCRIPT.
+     */
+    private List<Object> run(RedisScript script, byte[][] keys, byte[][] args) {
+        StatefulRedisConnection<byte[], byte[]> c = calls();
+        try {
+            return c.sync().evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
+        } catch (RedisNoScriptException e) {
+            return c.sync().eval(script.source(), ScriptOutputType.MULTI, keys, args);
         }
     }
 
@@ -174,14 +187,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
         byte[][] args = new byte[4][];
         script.putArgs(args, 0, policy, new double[] {cost}, TokenBucketScript.Mode.TAKE);
         try {
-            StatefulRedisConnection<byte[], byte[]> c = calls();
-            List<Object> reply;
-            try {
-                reply = c.sync().evalsha(script.script().sha(), ScriptOutputType.MULTI, keys, args);
-            } catch (RedisNoScriptException e) {
-                reply = c.sync().eval(script.script().source(), ScriptOutputType.MULTI, keys, args);
-            }
-            return script.parse(reply, policy.size());
+            return script.parse(run(script.script(), keys, args), policy.size());
         } catch (RedisCommandExecutionException e) {
             if (BucketUnusableException.isWrongType(e.getMessage())) {
                 throw new BucketUnusableException("Redis key " + new String(keys[0], StandardCharsets.UTF_8)
@@ -205,12 +211,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
         byte[][] keys = {TokenBucketScript.PROBE_KEY.getBytes(StandardCharsets.UTF_8)};
         byte[][] args = TokenBucketScript.args(new AdmissionRule(1, 1), 0, TokenBucketScript.Mode.CHARGE);
         try {
-            StatefulRedisConnection<byte[], byte[]> c = calls();
-            try {
-                c.sync().evalsha(TokenBucketScript.SHA, ScriptOutputType.MULTI, keys, args);
-            } catch (RedisNoScriptException e) {
-                c.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, keys, args);
-            }
+            run(TOKEN_BUCKET, keys, args);
         } catch (RedisException | IllegalStateException e) {
             throw unavailable(e);
         } finally {
@@ -253,7 +254,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * leaves the outcome unknown: the exception then means "maybe charged".
      */
     public List<Double> charge(List<Charge> charges) throws RedisUnavailableException {
-        return timed(charges, TokenBucketScript.Mode.CHARGE);
+        return charges.isEmpty() ? List.of()
+                : observed("charge", () -> chargeUntimed(charges, TokenBucketScript.Mode.CHARGE));
     }
 
     /**
@@ -262,7 +264,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * estimate of what is left back to Redis, whose buckets refilled meanwhile (or restarted full).
      */
     public List<Double> cap(List<Charge> ceilings) throws RedisUnavailableException {
-        return timed(ceilings, TokenBucketScript.Mode.CAP);
+        return ceilings.isEmpty() ? List.of()
+                : observed("charge", () -> chargeUntimed(ceilings, TokenBucketScript.Mode.CAP));
     }
 
     /**
@@ -281,25 +284,14 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * used (another type of value).
      */
     public List<SharedState> chargeLimits(List<LimitsCharge> charges) throws RedisUnavailableException {
-        return timedLimits(charges, TokenBucketScript.Mode.CHARGE);
+        return charges.isEmpty() ? List.of()
+                : observed("charge", () -> limitsUntimed(charges, TokenBucketScript.Mode.CHARGE));
     }
 
     /** {@link #cap} for other policies: lowers what each limit has left to at most its ceiling, never raises it. */
     public List<SharedState> capLimits(List<LimitsCharge> ceilings) throws RedisUnavailableException {
-        return timedLimits(ceilings, TokenBucketScript.Mode.CAP);
-    }
-
-    private List<SharedState> timedLimits(List<LimitsCharge> charges, TokenBucketScript.Mode mode)
-            throws RedisUnavailableException {
-        if (charges.isEmpty()) {
-            return List.of();
-        }
-        long start = System.nanoTime();
-        try {
-            return limitsUntimed(charges, mode);
-        } finally {
-            observer.observe("charge", System.nanoTime() - start);
-        }
+        return ceilings.isEmpty() ? List.of()
+                : observed("charge", () -> limitsUntimed(ceilings, TokenBucketScript.Mode.CAP));
     }
 
     /** Groups the charges by script, then into calls as {@link ChargeCalls} does, and pipelines them all at once. */
@@ -352,7 +344,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 for (int index : indexes) {
                     limits.add(charges.get(index).policy().size());
                 }
-                List<SharedState> parsed = scripts.get(k).parseAll(reply.get(), limits);
+                List<SharedState> parsed = scripts.get(k).parseAll(replyOf(reply), limits);
                 for (int j = 0; j < indexes.size(); j++) {
                     states[indexes.get(j)] = parsed.get(j);
                 }
@@ -360,24 +352,6 @@ public final class RedisTokenBuckets implements AutoCloseable {
             return java.util.Arrays.asList(states);
         } catch (RedisException | IllegalStateException | IllegalArgumentException | ClassCastException e) {
             throw unavailable(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RedisUnavailableException("interrupted while charging Redis " + description, e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getCause().getMessage(),
-                    e.getCause());
-        }
-    }
-
-    private List<Double> timed(List<Charge> charges, TokenBucketScript.Mode mode) throws RedisUnavailableException {
-        if (charges.isEmpty()) {
-            return List.of();
-        }
-        long start = System.nanoTime();
-        try {
-            return chargeUntimed(charges, mode);
-        } finally {
-            observer.observe("charge", System.nanoTime() - start);
         }
     }
 
@@ -413,7 +387,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
                     call.forEach(i -> balances[i] = Double.NaN);
                     continue;
                 }
-                List<TokenBucketScript.Result> results = TokenBucketScript.parseAll(reply.get(), call.size());
+                List<TokenBucketScript.Result> results = TokenBucketScript.parseAll(replyOf(reply), call.size());
                 for (int j = 0; j < call.size(); j++) {
                     // A key of the wrong type spoils only its own bucket: NaN, and the mirror stays local.
                     TokenBucketScript.Result result = results.get(j);
@@ -423,12 +397,6 @@ public final class RedisTokenBuckets implements AutoCloseable {
             return List.of(balances);
         } catch (RedisException | IllegalStateException e) {
             throw unavailable(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RedisUnavailableException("interrupted while charging Redis " + description, e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getCause().getMessage(),
-                    e.getCause());
         }
     }
 
@@ -461,10 +429,10 @@ public final class RedisTokenBuckets implements AutoCloseable {
     /**
      * Sends {@code calls} in one pipeline and waits for every reply; the calls Redis answers NOSCRIPT (after a
      * restart or {@code SCRIPT FLUSH}) are sent once more, the first of each script as an EVAL that loads it: a call
-     * that did run is never sent twice. A timeout leaves the outcome unknown.
+     * that did run is never sent twice. A timeout leaves the outcome unknown. Read each reply with {@link #replyOf}.
      */
     private List<RedisFuture<List<Object>>> pipelined(StatefulRedisConnection<byte[], byte[]> c, List<Call> calls)
-            throws InterruptedException, RedisUnavailableException {
+            throws RedisUnavailableException {
         List<RedisFuture<List<Object>>> replies = send(c, calls, false);
         await(replies);
         List<Call> noScript = new ArrayList<>();
@@ -523,8 +491,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * Waits until every reply is in, failed ones included (unlike {@link LettuceFutures#awaitAll}, which throws
      * at the first failed one and so hides whether the others ran), at most the timeout in all.
      */
-    private void await(List<RedisFuture<List<Object>>> replies) throws InterruptedException,
-            RedisUnavailableException {
+    private void await(List<RedisFuture<List<Object>>> replies) throws RedisUnavailableException {
         long deadline = System.nanoTime() + timeout.toNanos();
         for (RedisFuture<List<Object>> reply : replies) {
             try {
@@ -533,8 +500,27 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 // examined by the caller
             } catch (java.util.concurrent.TimeoutException e) {
                 throw new RedisUnavailableException("Redis " + description + ": no answer within " + timeout, null);
+            } catch (InterruptedException e) {
+                throw interrupted(e);
             }
         }
+    }
+
+    /** The reply of a call {@link #pipelined} waited for; a failed one as the exception the caller gets. */
+    private List<Object> replyOf(RedisFuture<List<Object>> reply) throws RedisUnavailableException {
+        try {
+            return reply.get();
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new RedisUnavailableException("Redis " + description + ": " + e.getCause().getMessage(),
+                    e.getCause());
+        }
+    }
+
+    private RedisUnavailableException interrupted(InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return new RedisUnavailableException("interrupted while charging Redis " + description, e);
     }
 
     private static boolean isNoScript(RedisFuture<List<Object>> reply) {

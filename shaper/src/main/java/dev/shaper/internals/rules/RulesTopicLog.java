@@ -1,7 +1,7 @@
 package dev.shaper.internals.rules;
 
+import dev.shaper.internals.kafka.GrouplessConsumer;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -25,18 +25,11 @@ public final class RulesTopicLog {
 
     /** The consumer settings for reading the rules topic, from the client settings to reach the cluster. */
     public static Map<String, Object> consumerSettings(Map<String, ?> clientSettings, String clientId) {
-        Map<String, Object> settings = new HashMap<>(clientSettings);
-        settings.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        settings.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        settings.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
-        settings.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
-        settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        // A missing topic must be an error, not quietly created with the broker's defaults (not compacted).
-        settings.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        // A missing topic is an error there too: one created with the broker's defaults would not be compacted.
+        Map<String, Object> settings = GrouplessConsumer.settings(clientSettings, clientId);
         settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         // A rule published in an aborted transaction never applies.
         settings.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        settings.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         return settings;
     }
 

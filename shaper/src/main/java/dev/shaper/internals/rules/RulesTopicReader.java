@@ -1,14 +1,12 @@
 package dev.shaper.internals.rules;
 
+import dev.shaper.internals.kafka.PollingThread;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.errors.InterruptException;
-import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,19 +22,13 @@ import org.slf4j.LoggerFactory;
 public final class RulesTopicReader implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RulesTopicReader.class);
-    private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
-    /** The pause after a failed poll, so that a lasting failure (no broker, no rights) does not spin. */
-    private static final long RETRY_PAUSE_MS = 1_000;
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
     private final Map<String, Object> consumerSettings;
     private final String topic;
     private final RuleSet fileRules;
     private final LiveRules target;
     private final TopicRules topicRules = new TopicRules();
-    private KafkaConsumer<byte[], byte[]> consumer;
-    private Thread thread;
-    private volatile boolean closing;
+    private final PollingThread polling;
     private volatile long applied;
     private volatile long refused;
     private volatile int inForce;
@@ -56,6 +48,8 @@ public final class RulesTopicReader implements AutoCloseable {
         this.topic = topic;
         this.fileRules = fileRules;
         this.target = target;
+        this.polling = new PollingThread("shaper-rules-reader", topic, LOG, "Rules",
+                "the rules in force stay, retrying every {} ms");
     }
 
     /**
@@ -67,7 +61,7 @@ public final class RulesTopicReader implements AutoCloseable {
      *         {@code timeout}
      */
     public synchronized void start(Duration timeout) {
-        if (consumer != null) {
+        if (polling.isStarted()) {
             throw new IllegalStateException("the rules reader is already started");
         }
         KafkaConsumer<byte[], byte[]> started = RulesTopicLog.consumer(consumerSettings);
@@ -82,42 +76,11 @@ public final class RulesTopicReader implements AutoCloseable {
         }
         LOG.info("Rules: read {} to its end ({} partition(s)): {} rule(s) of the topic in force after the rules"
                 + " file's {}", topic, started.assignment().size(), topicRules.size(), fileRules.rules().size());
-        consumer = started;
-        // From here on only the reader's thread touches the consumer (but for wakeup(), which is thread-safe).
-        thread = new Thread(this::run, "shaper-rules-reader");
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private void run() {
-        boolean failing = false;
-        while (!closing) {
-            try {
-                List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
-                consumer.poll(POLL_TIMEOUT).forEach(batch::add);
-                apply(batch);
-                if (failing) {
-                    LOG.info("Rules: reading {} again", topic);
-                    failing = false;
-                }
-            } catch (WakeupException | InterruptException e) {
-                break; // close() woke us up; anything else that interrupts the thread ends it too
-            } catch (KafkaException e) {
-                if (!failing) {
-                    LOG.warn("Rules: cannot read {} ({}); the rules in force stay, retrying every {} ms", topic,
-                            e.toString(), RETRY_PAUSE_MS);
-                    failing = true;
-                }
-                if (!pause()) {
-                    break;
-                }
-            }
-        }
-        try {
-            consumer.close(CLOSE_TIMEOUT);
-        } catch (RuntimeException e) {
-            LOG.debug("Rules: closing the consumer failed", e);
-        }
+        polling.start(started, records -> {
+            List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
+            records.forEach(batch::add);
+            apply(batch);
+        });
     }
 
     /** Applies a batch of records in offset order, and publishes one new version if any changed a rule. */
@@ -157,16 +120,6 @@ public final class RulesTopicReader implements AutoCloseable {
         return changed;
     }
 
-    private boolean pause() {
-        try {
-            Thread.sleep(RETRY_PAUSE_MS);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
     /** Records that changed a rule so far. */
     public long appliedRecords() {
         return applied;
@@ -182,23 +135,12 @@ public final class RulesTopicReader implements AutoCloseable {
         return inForce;
     }
 
-    /** Stops reading and closes the consumer; waits a few seconds for the thread to end. */
+    /**
+     * Stops reading and closes the consumer; waits a few seconds for the thread to end. Synchronized: a close during
+     * {@link #start} waits for the thread to be started, then stops it.
+     */
     @Override
-    public void close() {
-        Thread t;
-        synchronized (this) {
-            if (consumer == null || closing) {
-                closing = true;
-                return;
-            }
-            closing = true;
-            t = thread;
-        }
-        consumer.wakeup();
-        try {
-            t.join(CLOSE_TIMEOUT.toMillis() * 2);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    public synchronized void close() {
+        polling.close();
     }
 }

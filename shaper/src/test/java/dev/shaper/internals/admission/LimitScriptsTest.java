@@ -4,22 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.shaper.testsupport.RedisServer;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TransactionResult;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.SlotHash;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -39,34 +34,9 @@ class LimitScriptsTest {
     private static final long HOUR_MS = 3_600_000;
     private static final long YEAR_MS = AdmissionLimit.MAX_PERIOD_MS;
 
-    private static RedisServer server;
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
-    private static RedisCommands<String, String> redis;
-    private static RedisTokenBuckets buckets;
+    @RegisterExtension
+    static final ScriptTestRedis redis = new ScriptTestRedis();
     private static final AtomicInteger KEYS = new AtomicInteger();
-
-    @BeforeAll
-    static void startRedis() {
-        server = RedisServer.start();
-        client = RedisClient.create(server.uri());
-        connection = client.connect();
-        redis = connection.sync();
-        buckets = new RedisTokenBuckets(server.uri(), Duration.ofSeconds(2), Duration.ofMillis(100));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (buckets != null) {
-            buckets.close();
-        }
-        if (client != null) {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
 
     private static String newKey() {
         return "limits-test-" + KEYS.incrementAndGet();
@@ -87,7 +57,7 @@ class LimitScriptsTest {
 
     /** Redis's clock, in microseconds. */
     private static long redisMicros() {
-        List<String> time = redis.time();
+        List<String> time = redis.sync().time();
         return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
     }
 
@@ -117,13 +87,13 @@ class LimitScriptsTest {
     /** Runs {@code script} directly with one key and its four arguments, as another service would. */
     private static List<Object> run(LimitScript script, String admissionKey, String first, String second, String cost,
                                     String mode) {
-        return redis.eval(script.script().source(), ScriptOutputType.MULTI,
+        return redis.sync().eval(script.script().source(), ScriptOutputType.MULTI,
                 new String[] {new String(script.keyName(bytes(admissionKey)), StandardCharsets.UTF_8)}, first, second,
                 cost, mode);
     }
 
     private static SharedState take(String key, AdmissionPolicy policy, double cost) throws Exception {
-        return buckets.take(bytes(key), policy, cost);
+        return redis.buckets().take(bytes(key), policy, cost);
     }
 
     // ---- the fixed window
@@ -151,10 +121,10 @@ class LimitScriptsTest {
         assertThat(refused.toDecision().retryAfterMs()).isEqualTo((refused.waitMicros()[0] + 999) / 1000);
         // One string per window, named after the window, holding the count, alive for two windows
         String name = counter(key, HOUR_MS, before);
-        assertThat(redis.get(name)).isEqualTo("5");
-        assertThat(redis.type(name)).isEqualTo("string");
-        assertThat(redis.pttl(name)).isBetween(2 * HOUR_MS - 10_000, 2 * HOUR_MS);
-        assertThat(redis.keys("shaper:win:{" + key + "}*")).containsExactly(name);
+        assertThat(redis.sync().get(name)).isEqualTo("5");
+        assertThat(redis.sync().type(name)).isEqualTo("string");
+        assertThat(redis.sync().pttl(name)).isBetween(2 * HOUR_MS - 10_000, 2 * HOUR_MS);
+        assertThat(redis.sync().keys("shaper:win:{" + key + "}*")).containsExactly(name);
     }
 
     @Test
@@ -175,9 +145,9 @@ class LimitScriptsTest {
         AdmissionDecision decision = refused.toDecision();
         assertThat(decision.limit()).isEqualTo(1);
         assertThat(decision.retryAfterMs()).isEqualTo((refused.untilMicros()[1] + 999) / 1000);
-        assertThat(redis.get(counter(key, HOUR_MS, before))).isEqualTo("3");
-        assertThat(redis.get(counter(key, day, before))).isEqualTo("3");
-        assertThat(redis.pttl(counter(key, day, before))).isBetween(2 * day - 10_000, 2 * day);
+        assertThat(redis.sync().get(counter(key, HOUR_MS, before))).isEqualTo("3");
+        assertThat(redis.sync().get(counter(key, day, before))).isEqualTo("3");
+        assertThat(redis.sync().pttl(counter(key, day, before))).isBetween(2 * day - 10_000, 2 * day);
         // A record of cost 2 fits neither... and one of cost 0 is asked only: allowed while within the limits
         SharedState ask = take(key, policy, 0);
         assertThat(ask.allowed()).isTrue();
@@ -228,7 +198,7 @@ class LimitScriptsTest {
         AdmissionPolicy policy = windows(AdmissionAlgorithm.SLIDING_WINDOW, 10, HOUR_MS);
         awaitRoom(HOUR_MS, 10_000);
         long now = redisMicros();
-        redis.psetex(counter(key, HOUR_MS, now - HOUR_MS * 1000), 2 * HOUR_MS, "10");
+        redis.sync().psetex(counter(key, HOUR_MS, now - HOUR_MS * 1000), 2 * HOUR_MS, "10");
         // When: a record is offered
         SharedState state = take(key, policy, 1);
         // Then: the estimate is 10 x the part of the previous hour still covered, until / span
@@ -251,7 +221,7 @@ class LimitScriptsTest {
         String key = newKey();
         AdmissionPolicy policy = windows(AdmissionAlgorithm.SLIDING_WINDOW, 10, HOUR_MS);
         awaitRoom(HOUR_MS, 10_000);
-        redis.psetex(counter(key, HOUR_MS, redisMicros()), 2 * HOUR_MS, "10");
+        redis.sync().psetex(counter(key, HOUR_MS, redisMicros()), 2 * HOUR_MS, "10");
         // When: a record of cost 2 is offered
         SharedState refused = take(key, policy, 2);
         // Then: it waits for the hour's end, and then until the 10 weigh 8: a fifth of the next hour
@@ -310,18 +280,18 @@ class LimitScriptsTest {
         LimitScript script = LimitScript.of(algorithm);
         String name = new String(script.keyName(bytes(key)), StandardCharsets.UTF_8);
         // The script and a read of its counters' TTLs in one transaction: nothing can expire in between
-        redis.multi();
-        redis.eval(script.script().source(), ScriptOutputType.MULTI, new String[] {name}, "3", "1", "1", "take");
-        redis.eval("local out = {} for _, k in ipairs(redis.call('KEYS', ARGV[1])) do out[#out + 1] = redis.call('PTTL', k)"
+        redis.sync().multi();
+        redis.sync().eval(script.script().source(), ScriptOutputType.MULTI, new String[] {name}, "3", "1", "1", "take");
+        redis.sync().eval("local out = {} for _, k in ipairs(redis.call('KEYS', ARGV[1])) do out[#out + 1] = redis.call('PTTL', k)"
                 + " end return out", ScriptOutputType.MULTI, new String[0], name + ":1:*");
-        TransactionResult result = redis.exec();
+        TransactionResult result = redis.sync().exec();
         List<Object> reply = result.get(0);
         assertThat(((Number) reply.get(0)).longValue()).isEqualTo(1);
         List<Object> ttls = result.get(1);
         assertThat(ttls).hasSize(1).allSatisfy(ttl -> assertThat(((Number) ttl).longValue()).isBetween(1L, 2L));
         // And: it is gone soon after
         Thread.sleep(20);
-        assertThat(redis.keys(name + ":*")).isEmpty();
+        assertThat(redis.sync().keys(name + ":*")).isEmpty();
     }
 
     @ParameterizedTest
@@ -333,8 +303,8 @@ class LimitScriptsTest {
         SharedState state = take(key, policy, 1);
         assertThat(state.allowed()).isTrue();
         String name = counter(key, YEAR_MS, before);
-        assertThat(redis.get(name)).isEqualTo("1");
-        assertThat(redis.pttl(name)).isBetween(2 * YEAR_MS - 10_000, 2 * YEAR_MS);
+        assertThat(redis.sync().get(name)).isEqualTo("1");
+        assertThat(redis.sync().pttl(name)).isBetween(2 * YEAR_MS - 10_000, 2 * YEAR_MS);
         take(key, policy, 1);
         SharedState refused = take(key, policy, 1);
         assertThat(refused.allowed()).isFalse();
@@ -357,12 +327,12 @@ class LimitScriptsTest {
                     : new AdmissionPolicy(algorithm, List.of(new AdmissionLimit(0.001, 1000, 10),
                     new AdmissionLimit(0.001, 1000, 20)));
             assertThat(take(key, policy, 1).left()[0]).isCloseTo(9, within(0.01));
-            assertThat(server.call("SCRIPT", "FLUSH")).isEqualTo("OK");
+            assertThat(redis.server().call("SCRIPT", "FLUSH")).isEqualTo("OK");
             SharedState after = take(key, policy, 1);
             assertThat(after.allowed()).isTrue();
             assertThat(after.left()[0]).as(algorithm + ": counted once, not twice").isCloseTo(8, within(0.01));
             assertThat(after.left()[1]).as(algorithm.configName()).isCloseTo(18, within(0.01));
-            assertThat(redis.scriptExists(LimitScript.of(algorithm).script().sha())).containsExactly(true);
+            assertThat(redis.sync().scriptExists(LimitScript.of(algorithm).script().sha())).containsExactly(true);
         }
     }
 
@@ -376,10 +346,10 @@ class LimitScriptsTest {
         String a = newKey();
         String b = newKey();
         String c = newKey();
-        buckets.chargeLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(a), fixed, new double[] {1})));
-        assertThat(server.call("SCRIPT", "FLUSH")).isEqualTo("OK");
+        redis.buckets().chargeLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(a), fixed, new double[] {1})));
+        assertThat(redis.server().call("SCRIPT", "FLUSH")).isEqualTo("OK");
 
-        List<SharedState> states = buckets.chargeLimits(List.of(
+        List<SharedState> states = redis.buckets().chargeLimits(List.of(
                 new RedisTokenBuckets.LimitsCharge(bytes(a), fixed, new double[] {5}),
                 new RedisTokenBuckets.LimitsCharge(bytes(b), sliding, new double[] {7}),
                 new RedisTokenBuckets.LimitsCharge(bytes(c), buckets2, new double[] {60})));
@@ -389,9 +359,9 @@ class LimitScriptsTest {
         assertThat(states.get(2).left()[1]).as("a charge may leave a debt").isCloseTo(-10, within(0.01));
         // What Redis holds, read directly: each key charged exactly once
         long now = redisMicros();
-        assertThat(redis.get(counter(a, HOUR_MS, now))).isEqualTo("6");
-        assertThat(redis.get(counter(b, HOUR_MS, now))).isEqualTo("7");
-        assertThat(Double.parseDouble(redis.hget("shaper:tb:{" + c + "}", "tokens.2"))).isCloseTo(-10, within(0.01));
+        assertThat(redis.sync().get(counter(a, HOUR_MS, now))).isEqualTo("6");
+        assertThat(redis.sync().get(counter(b, HOUR_MS, now))).isEqualTo("7");
+        assertThat(Double.parseDouble(redis.sync().hget("shaper:tb:{" + c + "}", "tokens.2"))).isCloseTo(-10, within(0.01));
     }
 
     @Test
@@ -402,19 +372,19 @@ class LimitScriptsTest {
         String good = newKey();
         long now = redisMicros();
         // the day's counter of "bad" is a hash, its hour's counter fine: nothing of it may change
-        redis.psetex(counter(bad, HOUR_MS, now), 2 * HOUR_MS, "3");
-        redis.hset(counter(bad, 24 * HOUR_MS, now), "not", "a count");
+        redis.sync().psetex(counter(bad, HOUR_MS, now), 2 * HOUR_MS, "3");
+        redis.sync().hset(counter(bad, 24 * HOUR_MS, now), "not", "a count");
         assertThatThrownBy(() -> take(bad, policy, 1)).isInstanceOf(BucketUnusableException.class)
                 .hasMessageContaining("WRONGTYPE");
-        List<SharedState> states = buckets.chargeLimits(List.of(
+        List<SharedState> states = redis.buckets().chargeLimits(List.of(
                 new RedisTokenBuckets.LimitsCharge(bytes(bad), policy, new double[] {1}),
                 new RedisTokenBuckets.LimitsCharge(bytes(good), policy, new double[] {4})));
         assertThat(states.get(0)).isNull();
         assertThat(states.get(1).current()).containsExactly(4, 4);
-        assertThat(redis.get(counter(bad, HOUR_MS, now))).as("untouched").isEqualTo("3");
+        assertThat(redis.sync().get(counter(bad, HOUR_MS, now))).as("untouched").isEqualTo("3");
         // A string that is no whole number is no count either
         String odd = newKey();
-        redis.psetex(counter(odd, HOUR_MS, now), 2 * HOUR_MS, "1.5");
+        redis.sync().psetex(counter(odd, HOUR_MS, now), 2 * HOUR_MS, "1.5");
         assertThatThrownBy(() -> take(odd, windows(AdmissionAlgorithm.FIXED_WINDOW, 10, HOUR_MS), 1))
                 .isInstanceOf(BucketUnusableException.class).hasMessageContaining("not a window count");
     }
@@ -446,7 +416,7 @@ class LimitScriptsTest {
         assertThatThrownBy(() -> run(script, key, first, second, cost, mode))
                 .isInstanceOf(RedisCommandExecutionException.class)
                 .hasMessageContaining("ERR " + algorithm + ": " + message);
-        assertThat(redis.keys("shaper:*{" + key + "}*")).as("nothing written").isEmpty();
+        assertThat(redis.sync().keys("shaper:*{" + key + "}*")).as("nothing written").isEmpty();
     }
 
     @Test
@@ -456,7 +426,7 @@ class LimitScriptsTest {
         assertThat(LimitScript.SLIDING_WINDOW.keyName(bytes("tenant-42"))).isEqualTo(name);
         String key = newKey();
         take(key, windows(AdmissionAlgorithm.SLIDING_WINDOW, 10, 1000, 100, HOUR_MS), 1);
-        List<String> counters = redis.keys("shaper:win:{" + key + "}:*");
+        List<String> counters = redis.sync().keys("shaper:win:{" + key + "}:*");
         assertThat(counters).hasSize(2).allSatisfy(counter -> assertThat(SlotHash.getSlot(counter))
                 .isEqualTo(SlotHash.getSlot(key)));
     }
@@ -467,11 +437,11 @@ class LimitScriptsTest {
         String key = newKey();
         AdmissionPolicy policy = windows(AdmissionAlgorithm.FIXED_WINDOW, 10, HOUR_MS, 100, 24 * HOUR_MS);
         take(key, policy, 2);
-        List<SharedState> capped = buckets.capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), policy,
+        List<SharedState> capped = redis.buckets().capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), policy,
                 new double[] {3, 200})));
         assertThat(capped.get(0).current()).as("the hour raised to 7, the day's 2 left alone").containsExactly(7, 2);
         assertThat(capped.get(0).left()).containsExactly(3, 98);
-        capped = buckets.capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), policy,
+        capped = redis.buckets().capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), policy,
                 new double[] {5, 200})));
         assertThat(capped.get(0).current()).as("never lowered").containsExactly(7, 2);
     }
@@ -494,17 +464,43 @@ class LimitScriptsTest {
         assertThat(refused.waitMicros()[1]).isBetween(490_000_000L, 500_000_000L); // 1 token at 0.002/s
         assertThat(refused.toDecision().limit()).isEqualTo(1);
         String hash = "shaper:tb:{" + key + "}";
-        assertThat(redis.hgetall(hash)).containsOnlyKeys("tokens", "ts", "tokens.2", "ts.2");
+        assertThat(redis.sync().hgetall(hash)).containsOnlyKeys("tokens", "ts", "tokens.2", "ts.2");
         // TTL: the longer of the two limits' (2 x 5 tokens / 0.001/s = 10,000 s; 2 x 3 / 0.002 = 3,000 s)
-        assertThat(redis.pttl(hash)).isBetween(9_990_000L, 10_000_000L);
+        assertThat(redis.sync().pttl(hash)).isBetween(9_990_000L, 10_000_000L);
         // The first limit's bucket is the hash's one bucket of the single-limit contract: same fields, same balance
-        AdmissionDecision single = buckets.take(bytes(key), new AdmissionRule(0.001, 5), 1);
+        AdmissionDecision single = redis.buckets().take(bytes(key), new AdmissionRule(0.001, 5), 1);
         assertThat(single.allowed()).isTrue();
         assertThat(single.tokensLeft()).isCloseTo(1, within(0.01));
         // Cap sets a ceiling per limit
-        List<SharedState> capped = buckets.capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), policy,
+        List<SharedState> capped = redis.buckets().capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), policy,
                 new double[] {0.5, 2})));
         assertThat(capped.get(0).left()[0]).isCloseTo(0.5, within(0.01));
         assertThat(capped.get(0).left()[1]).as("never raised").isCloseTo(0, within(0.01));
+    }
+
+    // ---- what the observer is told
+
+    @Test
+    void everyCallTellsTheObserverItsKindAndAnEmptyChargeTellsNothing() throws Exception {
+        List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (RedisTokenBuckets own = new RedisTokenBuckets(redis.server().uri(), Duration.ofSeconds(2),
+                Duration.ofMillis(100))) {
+            own.observeCalls((command, nanos) -> told.add(command + (nanos > 0 ? "" : " in no time")));
+            String key = newKey();
+            AdmissionPolicy window = windows(AdmissionAlgorithm.FIXED_WINDOW, 10, HOUR_MS);
+            AdmissionRule rule = new AdmissionRule(0.001, 10);
+
+            own.take(bytes(key), rule, 1);
+            own.take(bytes(key), window, 1);
+            own.charge(List.of(new RedisTokenBuckets.Charge(bytes(key), rule, 1)));
+            own.cap(List.of(new RedisTokenBuckets.Charge(bytes(key), rule, 5)));
+            own.chargeLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), window, new double[] {1})));
+            own.capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), window, new double[] {5})));
+            assertThat(own.charge(List.of())).isEmpty();
+            assertThat(own.chargeLimits(List.of())).isEmpty();
+            own.ping();
+            own.probeScript();
+        }
+        assertThat(told).containsExactly("take", "take", "charge", "charge", "charge", "charge", "ping", "ping");
     }
 }

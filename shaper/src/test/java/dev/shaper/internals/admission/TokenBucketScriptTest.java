@@ -4,21 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.shaper.testsupport.RedisServer;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.SlotHash;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -36,34 +31,9 @@ class TokenBucketScriptTest {
     /** Ten years, the script's TTL ceiling, in ms. */
     private static final long TEN_YEARS_MS = 315_360_000_000L;
 
-    private static RedisServer server;
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
-    private static RedisCommands<String, String> redis;
-    private static RedisTokenBuckets buckets;
+    @RegisterExtension
+    static final ScriptTestRedis redis = new ScriptTestRedis();
     private static final AtomicInteger KEYS = new AtomicInteger();
-
-    @BeforeAll
-    static void startRedis() {
-        server = RedisServer.start();
-        client = RedisClient.create(server.uri());
-        connection = client.connect();
-        redis = connection.sync();
-        buckets = new RedisTokenBuckets(server.uri(), Duration.ofSeconds(2), Duration.ofMillis(100));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (buckets != null) {
-            buckets.close();
-        }
-        if (client != null) {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
 
     /** A fresh admission key per use, so that tests share the server without sharing buckets. */
     private static String newKey() {
@@ -81,7 +51,7 @@ class TokenBucketScriptTest {
     /** Runs the script directly, with the arguments as given (as another service would). */
     private static TokenBucketScript.Result run(String admissionKey, Object rate, Object burst, Object cost,
                                                 String mode) {
-        List<Object> reply = redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        List<Object> reply = redis.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(admissionKey)}, String.valueOf(rate), String.valueOf(burst), String.valueOf(cost),
                 mode);
         return TokenBucketScript.parse(reply);
@@ -97,7 +67,7 @@ class TokenBucketScriptTest {
      * Redis's time had passed since: Redis's clock cannot be advanced, and waiting for it would make tests sleep.
      */
     private static void shiftBucketTime(String admissionKey, Duration elapsed) {
-        redis.hincrby(bucket(admissionKey), "ts", -elapsed.toNanos() / 1000);
+        redis.sync().hincrby(bucket(admissionKey), "ts", -elapsed.toNanos() / 1000);
     }
 
     private static double seconds(long nanos) {
@@ -109,11 +79,11 @@ class TokenBucketScriptTest {
         String key = newKey();
         AdmissionRule rule = new AdmissionRule(SLOW, 5);
         for (int i = 1; i <= 5; i++) {
-            AdmissionDecision decision = buckets.take(bytes(key), rule, 1);
+            AdmissionDecision decision = redis.buckets().take(bytes(key), rule, 1);
             assertThat(decision.allowed()).as("take %d", i).isTrue();
             assertThat(decision.tokensLeft()).isCloseTo(5 - i, within(0.01));
         }
-        AdmissionDecision refused = buckets.take(bytes(key), rule, 1);
+        AdmissionDecision refused = redis.buckets().take(bytes(key), rule, 1);
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.tokensLeft()).isCloseTo(0, within(0.01));
         // One token at 0.001/s: about 1000 s.
@@ -124,12 +94,12 @@ class TokenBucketScriptTest {
     void aCostAboveOneTakesThatManyTokensOrNone() throws Exception {
         String key = newKey();
         AdmissionRule rule = new AdmissionRule(SLOW, 10);
-        assertThat(buckets.take(bytes(key), rule, 4).tokensLeft()).isCloseTo(6, within(0.01));
-        assertThat(buckets.take(bytes(key), rule, 4).tokensLeft()).isCloseTo(2, within(0.01));
-        AdmissionDecision refused = buckets.take(bytes(key), rule, 4);
+        assertThat(redis.buckets().take(bytes(key), rule, 4).tokensLeft()).isCloseTo(6, within(0.01));
+        assertThat(redis.buckets().take(bytes(key), rule, 4).tokensLeft()).isCloseTo(2, within(0.01));
+        AdmissionDecision refused = redis.buckets().take(bytes(key), rule, 4);
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.tokensLeft()).as("a refusal takes nothing").isCloseTo(2, within(0.01));
-        AdmissionDecision two = buckets.take(bytes(key), rule, 2);
+        AdmissionDecision two = redis.buckets().take(bytes(key), rule, 2);
         assertThat(two.allowed()).isTrue();
         assertThat(two.tokensLeft()).isCloseTo(0, within(0.01));
     }
@@ -231,7 +201,7 @@ class TokenBucketScriptTest {
         // The debt and one token: 16 s at 1 token/s.
         assertThat(refused.waitMicros()).isBetween((long) ((16 - elapsed) * 1e6) - 1, 16_000_000L);
         // The key lives twice the time to refill from -15 to the burst: 2 x 25 s.
-        assertThat(redis.pttl(bucket(key))).isBetween(48_000L, 50_000L);
+        assertThat(redis.sync().pttl(bucket(key))).isBetween(48_000L, 50_000L);
 
         // Charges accumulate (what several instances report).
         assertThat(run(key, 1, 10, 5, "charge").tokensLeft()).isBetween(-20.0, -20 + seconds(System.nanoTime() - before));
@@ -254,9 +224,9 @@ class TokenBucketScriptTest {
     void theKeyExpiresAfterAboutTwiceTheFillTimeAndNeverAtOnce(double rate, double burst, long expectedMs)
             throws Exception {
         String key = newKey();
-        AdmissionDecision decision = buckets.take(bytes(key), new AdmissionRule(rate, burst), 1);
+        AdmissionDecision decision = redis.buckets().take(bytes(key), new AdmissionRule(rate, burst), 1);
         assertThat(decision.allowed()).isTrue();
-        long pttl = redis.pttl(bucket(key));
+        long pttl = redis.sync().pttl(bucket(key));
         assertThat(pttl).as("PTTL").isPositive().isBetween(expectedMs - 1000, expectedMs);
     }
 
@@ -266,19 +236,19 @@ class TokenBucketScriptTest {
         String key = newKey();
         run(key, 1, 100, 1, "charge");
         // When: the TTL has run down to 150 s (more than half of 200 s left), and the bucket is charged again
-        redis.pexpire(bucket(key), 150_000);
+        redis.sync().pexpire(bucket(key), 150_000);
         run(key, 1, 100, 1, "charge");
         // Then: the TTL was left alone
-        assertThat(redis.pttl(bucket(key))).isBetween(148_000L, 150_000L);
+        assertThat(redis.sync().pttl(bucket(key))).isBetween(148_000L, 150_000L);
         // When: it has run down to 90 s (less than half)
-        redis.pexpire(bucket(key), 90_000);
+        redis.sync().pexpire(bucket(key), 90_000);
         run(key, 1, 100, 1, "charge");
         // Then: renewed to twice the fill time
-        assertThat(redis.pttl(bucket(key))).isBetween(199_000L, 200_000L);
+        assertThat(redis.sync().pttl(bucket(key))).isBetween(199_000L, 200_000L);
         // And a key that lost its TTL (PERSIST, a restore) gets one again at its next write
-        redis.persist(bucket(key));
+        redis.sync().persist(bucket(key));
         run(key, 1, 100, 1, "charge");
-        assertThat(redis.pttl(bucket(key))).isBetween(199_000L, 200_000L);
+        assertThat(redis.sync().pttl(bucket(key))).isBetween(199_000L, 200_000L);
     }
 
     @Test
@@ -286,11 +256,11 @@ class TokenBucketScriptTest {
         // Given: a bucket of 10 tokens at 1/s charged 25, 15 in debt: TTL 2 x 25 s
         String key = newKey();
         run(key, 1, 10, 25, "charge");
-        assertThat(redis.pttl(bucket(key))).isBetween(49_000L, 50_000L);
+        assertThat(redis.sync().pttl(bucket(key))).isBetween(49_000L, 50_000L);
         // When: charged 100 more, 115 in debt: the bucket now needs 125 s to fill, more than twice what is left
         run(key, 1, 10, 100, "charge");
         // Then: the key is kept for twice that, or the debt could expire with it before it is paid back
-        assertThat(redis.pttl(bucket(key))).isBetween(249_000L, 250_000L);
+        assertThat(redis.sync().pttl(bucket(key))).isBetween(249_000L, 250_000L);
     }
 
     @Test
@@ -306,10 +276,10 @@ class TokenBucketScriptTest {
         assertThat(binaryName).startsWith(bytes("shaper:tb:{")).endsWith((byte) 0xff, (byte) 0, (byte) 'x', (byte) '}');
 
         String key = newKey();
-        buckets.take(bytes(key), new AdmissionRule(SLOW, 3), 1);
-        assertThat(redis.exists("shaper:tb:{" + key + "}")).isEqualTo(1);
-        assertThat(redis.hgetall("shaper:tb:{" + key + "}")).containsOnlyKeys("tokens", "ts");
-        assertThat(redis.type("shaper:tb:{" + key + "}")).isEqualTo("hash");
+        redis.buckets().take(bytes(key), new AdmissionRule(SLOW, 3), 1);
+        assertThat(redis.sync().exists("shaper:tb:{" + key + "}")).isEqualTo(1);
+        assertThat(redis.sync().hgetall("shaper:tb:{" + key + "}")).containsOnlyKeys("tokens", "ts");
+        assertThat(redis.sync().type("shaper:tb:{" + key + "}")).isEqualTo("hash");
     }
 
     @ParameterizedTest(name = "rate {0}, burst {1}, cost {2}, mode {3}")
@@ -333,13 +303,13 @@ class TokenBucketScriptTest {
         assertThatThrownBy(() -> run(key, rate, burst, cost, mode))
                 .isInstanceOf(RedisCommandExecutionException.class)
                 .hasMessageContaining("ERR token-bucket: " + message);
-        assertThat(redis.exists(bucket(key))).as("nothing written").isZero();
+        assertThat(redis.sync().exists(bucket(key))).as("nothing written").isZero();
     }
 
     @Test
     void aMissingArgumentGivesAClearRedisError() {
         String key = newKey();
-        assertThatThrownBy(() -> redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        assertThatThrownBy(() -> redis.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(key)}, "10", "10", "1"))
                 .isInstanceOf(RedisCommandExecutionException.class)
                 .hasMessageContaining("ERR token-bucket: mode must be take, charge or cap, got nil");
@@ -349,15 +319,15 @@ class TokenBucketScriptTest {
     void takeReloadsTheScriptAfterScriptFlush() throws Exception {
         String key = newKey();
         AdmissionRule rule = new AdmissionRule(SLOW, 10);
-        assertThat(buckets.take(bytes(key), rule, 1).tokensLeft()).isCloseTo(9, within(0.01));
+        assertThat(redis.buckets().take(bytes(key), rule, 1).tokensLeft()).isCloseTo(9, within(0.01));
 
-        assertThat(server.call("SCRIPT", "FLUSH")).isEqualTo("OK");
-        assertThat(redis.scriptExists(TokenBucketScript.SHA)).containsExactly(false);
+        assertThat(redis.server().call("SCRIPT", "FLUSH")).isEqualTo("OK");
+        assertThat(redis.sync().scriptExists(TokenBucketScript.SHA)).containsExactly(false);
 
-        AdmissionDecision afterFlush = buckets.take(bytes(key), rule, 1);
+        AdmissionDecision afterFlush = redis.buckets().take(bytes(key), rule, 1);
         assertThat(afterFlush.allowed()).isTrue();
         assertThat(afterFlush.tokensLeft()).as("taken once, not twice").isCloseTo(8, within(0.01));
-        assertThat(redis.scriptExists(TokenBucketScript.SHA)).containsExactly(true);
+        assertThat(redis.sync().scriptExists(TokenBucketScript.SHA)).containsExactly(true);
     }
 
     @Test
@@ -366,12 +336,12 @@ class TokenBucketScriptTest {
         String second = newKey();
         String third = newKey();
         AdmissionRule rule = new AdmissionRule(SLOW, 100);
-        assertThat(buckets.charge(List.of(new RedisTokenBuckets.Charge(bytes(first), rule, 1))))
+        assertThat(redis.buckets().charge(List.of(new RedisTokenBuckets.Charge(bytes(first), rule, 1))))
                 .singleElement().satisfies(b -> assertThat(b).isCloseTo(99, within(0.01)));
 
-        assertThat(server.call("SCRIPT", "FLUSH")).isEqualTo("OK");
+        assertThat(redis.server().call("SCRIPT", "FLUSH")).isEqualTo("OK");
 
-        List<Double> balances = buckets.charge(List.of(
+        List<Double> balances = redis.buckets().charge(List.of(
                 new RedisTokenBuckets.Charge(bytes(first), rule, 5),
                 new RedisTokenBuckets.Charge(bytes(second), rule, 7),
                 new RedisTokenBuckets.Charge(bytes(third), rule, 150)));
@@ -383,14 +353,14 @@ class TokenBucketScriptTest {
         assertThat(balance(first, SLOW, 100)).isCloseTo(94, within(0.01));
         assertThat(balance(second, SLOW, 100)).isCloseTo(93, within(0.01));
         assertThat(balance(third, SLOW, 100)).isCloseTo(-50, within(0.01));
-        assertThat(redis.scriptExists(TokenBucketScript.SHA)).containsExactly(true);
+        assertThat(redis.sync().scriptExists(TokenBucketScript.SHA)).containsExactly(true);
     }
 
     @Test
     void oneCallChargesSeveralBucketsAndAnswersForEachInTurn() {
         String first = newKey();
         String second = newKey();
-        List<Object> reply = redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        List<Object> reply = redis.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(first), bucket(second)}, String.valueOf(SLOW), "100", "5", "charge",
                 String.valueOf(SLOW), "10", "3", "take");
 
@@ -402,33 +372,33 @@ class TokenBucketScriptTest {
         // Each bucket is the same hash a one-key call writes, with its own TTL.
         assertThat(balance(first, SLOW, 100)).isCloseTo(95, within(0.01));
         assertThat(balance(second, SLOW, 10)).isCloseTo(7, within(0.01));
-        assertThat(redis.pttl(bucket(second))).isPositive();
+        assertThat(redis.sync().pttl(bucket(second))).isPositive();
     }
 
     @Test
     void aKeyOfTheWrongTypeAmongSeveralSpoilsOnlyItsOwnAnswer() {
         String good = newKey();
         String bad = newKey();
-        redis.set(bucket(bad), "not a bucket");
-        List<Object> reply = redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        redis.sync().set(bucket(bad), "not a bucket");
+        List<Object> reply = redis.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(bad), bucket(good)}, String.valueOf(SLOW), "10", "1", "charge",
                 String.valueOf(SLOW), "10", "4", "charge");
 
         List<TokenBucketScript.Result> results = TokenBucketScript.parseAll(reply, 2);
         assertThat(results.get(0)).isNull();
         assertThat(results.get(1).tokensLeft()).isCloseTo(6, within(0.01));
-        assertThat(redis.get(bucket(bad))).isEqualTo("not a bucket");
+        assertThat(redis.sync().get(bucket(bad))).isEqualTo("not a bucket");
     }
 
     @Test
     void aBadArgumentOfAnyBucketFailsTheWholeCallWithoutEffect() {
         String first = newKey();
         String second = newKey();
-        assertThatThrownBy(() -> redis.eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        assertThatThrownBy(() -> redis.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(first), bucket(second)}, "10", "10", "1", "charge", "10", "10", "-1", "charge"))
                 .isInstanceOf(RedisCommandExecutionException.class)
                 .hasMessageContaining("ERR token-bucket: cost must be a number >= 0, got -1");
-        assertThat(redis.exists(bucket(first), bucket(second))).as("nothing written").isZero();
+        assertThat(redis.sync().exists(bucket(first), bucket(second))).as("nothing written").isZero();
     }
 
     @Test
@@ -441,7 +411,7 @@ class TokenBucketScriptTest {
             keys.add(key);
             charges.add(new RedisTokenBuckets.Charge(bytes(key), rule, 1 + i % 7));
         }
-        List<Double> balances = buckets.charge(charges);
+        List<Double> balances = redis.buckets().charge(charges);
         assertThat(balances).hasSize(charges.size());
         for (int i = 0; i < charges.size(); i++) {
             assertThat(balances.get(i)).as(keys.get(i)).isCloseTo(100 - (1 + i % 7), within(0.01));
@@ -452,7 +422,7 @@ class TokenBucketScriptTest {
     @Test
     void aUserAllowedOnlyTheScriptsCanStillChargeManyKeysAtOnce() throws Exception {
         // INFO (which tells a cluster node from a standalone server) is refused: the charges go by hash slot
-        assertThat(redis.aclSetuser("scripts-only", io.lettuce.core.AclSetuserArgs.Builder.on()
+        assertThat(redis.sync().aclSetuser("scripts-only", io.lettuce.core.AclSetuserArgs.Builder.on()
                 .addPassword("pw").allKeys().addCommand(io.lettuce.core.protocol.CommandType.EVALSHA)
                 .addCommand(io.lettuce.core.protocol.CommandType.EVAL)
                 .addCommand(io.lettuce.core.protocol.CommandType.PING)
@@ -462,7 +432,7 @@ class TokenBucketScriptTest {
                 .addCommand(io.lettuce.core.protocol.CommandType.HSET)
                 .addCommand(io.lettuce.core.protocol.CommandType.PTTL)
                 .addCommand(io.lettuce.core.protocol.CommandType.PEXPIRE))).isEqualTo("OK");
-        String uri = "redis://scripts-only:pw@" + server.host() + ":" + server.port();
+        String uri = "redis://scripts-only:pw@" + redis.server().host() + ":" + redis.server().port();
         try (RedisTokenBuckets limited = new RedisTokenBuckets(uri, Duration.ofSeconds(2), Duration.ofMillis(100))) {
             AdmissionRule rule = new AdmissionRule(SLOW, 10);
             List<RedisTokenBuckets.Charge> charges = new ArrayList<>();
@@ -509,8 +479,8 @@ class TokenBucketScriptTest {
         // rate 1e-6/s, burst 1e9: an empty bucket needs 1e15 s for 1e9 tokens (1e21 us, more than a long holds).
         String key = newKey();
         AdmissionRule rule = new AdmissionRule(1e-6, 1e9);
-        assertThat(buckets.take(bytes(key), rule, 1e9).allowed()).isTrue();
-        AdmissionDecision refused = buckets.take(bytes(key), rule, 1e9);
+        assertThat(redis.buckets().take(bytes(key), rule, 1e9).allowed()).isTrue();
+        AdmissionDecision refused = redis.buckets().take(bytes(key), rule, 1e9);
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.retryAfterMs()).as("retry after (ms)").isEqualTo(TEN_YEARS_MS);
 

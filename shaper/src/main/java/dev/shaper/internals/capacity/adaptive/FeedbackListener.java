@@ -2,6 +2,8 @@ package dev.shaper.internals.capacity.adaptive;
 
 import dev.shaper.ShaperConfig;
 import dev.shaper.feedback.FeedbackReport;
+import dev.shaper.internals.kafka.GrouplessConsumer;
+import dev.shaper.internals.kafka.PollingThread;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -12,12 +14,9 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.errors.InterruptException;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,20 +33,13 @@ import org.slf4j.LoggerFactory;
 public final class FeedbackListener implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(FeedbackListener.class);
-    private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
-    /** The pause after a failed poll, so that a lasting failure (no broker, no rights) does not spin. */
-    private static final long RETRY_PAUSE_MS = 1_000;
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
     private final Map<String, Object> consumerSettings;
     private final String topic;
     private final Duration lookBack;
     private final LongSupplier clockMs;
     private final FeedbackRecordHandler handler;
-    private Consumer<byte[], byte[]> consumer;
-    private Thread thread;
-    private volatile boolean closing;
-    private volatile long failedPolls;
+    private final PollingThread polling;
 
     /**
      * A listener, not yet reading (see {@link #start}).
@@ -68,20 +60,14 @@ public final class FeedbackListener implements AutoCloseable {
         this.lookBack = lookBack;
         this.clockMs = clockMs;
         this.handler = new FeedbackRecordHandler(sink);
+        this.polling = new PollingThread("shaper-feedback-listener", topic, LOG, "Feedback",
+                "retrying every {} ms, logged again once it works");
     }
 
     private static Map<String, Object> consumerSettings(Map<String, ?> clientSettings) {
-        Map<String, Object> settings = new HashMap<>(clientSettings);
-        settings.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        settings.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        settings.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
-        settings.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
-        settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        // A missing topic must be an error at start, not quietly created with the broker's defaults.
-        settings.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        Map<String, Object> settings = GrouplessConsumer.settings(clientSettings, "shaper-feedback-listener");
         // Where the look-back finds nothing, or the log was truncated under us: only new reports matter.
         settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
-        settings.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "shaper-feedback-listener");
         return settings;
     }
 
@@ -92,7 +78,7 @@ public final class FeedbackListener implements AutoCloseable {
      * @throws ConfigException naming {@code shaper.capacity.feedback.topic} when the topic does not exist
      */
     public synchronized void start() {
-        if (consumer != null) {
+        if (polling.isStarted()) {
             throw new IllegalStateException("the feedback listener is already started");
         }
         Consumer<byte[], byte[]> started = new KafkaConsumer<>(consumerSettings, new ByteArrayDeserializer(),
@@ -113,11 +99,7 @@ public final class FeedbackListener implements AutoCloseable {
         }
         LOG.info("Feedback: reading {} partition(s) of {} from {} ms back", started.assignment().size(), topic,
                 lookBack.toMillis());
-        consumer = started;
-        // From here on only the listener's thread touches the consumer (but for wakeup(), which is thread-safe).
-        thread = new Thread(this::run, "shaper-feedback-listener");
-        thread.setDaemon(true);
-        thread.start();
+        polling.start(started, records -> records.forEach(handler::handle));
     }
 
     private void seekToLookBack(Consumer<byte[], byte[]> started, List<TopicPartition> assigned) {
@@ -138,47 +120,6 @@ public final class FeedbackListener implements AutoCloseable {
         }
     }
 
-    private void run() {
-        boolean failing = false;
-        while (!closing) {
-            try {
-                consumer.poll(POLL_TIMEOUT).forEach(handler::handle);
-                if (failing) {
-                    LOG.info("Feedback: reading {} again", topic);
-                    failing = false;
-                }
-            } catch (WakeupException | InterruptException e) {
-                // close() woke us up; anything else that interrupts the thread ends it too.
-                break;
-            } catch (KafkaException e) {
-                failedPolls++;
-                if (!failing) {
-                    LOG.warn("Feedback: cannot read {} ({}); retrying every {} ms, logged again once it works", topic,
-                            e.toString(), RETRY_PAUSE_MS);
-                    failing = true;
-                }
-                if (!pause()) {
-                    break;
-                }
-            }
-        }
-        try {
-            consumer.close(CLOSE_TIMEOUT);
-        } catch (RuntimeException e) {
-            LOG.debug("Feedback: closing the consumer failed", e);
-        }
-    }
-
-    private boolean pause() {
-        try {
-            Thread.sleep(RETRY_PAUSE_MS);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
     /** Good reports handed to the sink so far. */
     public long reports() {
         return handler.reports();
@@ -191,32 +132,20 @@ public final class FeedbackListener implements AutoCloseable {
 
     /** Polls that failed so far. */
     public long failedPolls() {
-        return failedPolls;
+        return polling.failedPolls();
     }
 
     /** Whether the listener's thread is reading. */
     public boolean isRunning() {
-        Thread t = thread;
-        return t != null && t.isAlive();
+        return polling.isRunning();
     }
 
-    /** Stops reading and closes the consumer; waits a few seconds for the thread to end. */
+    /**
+     * Stops reading and closes the consumer; waits a few seconds for the thread to end. Synchronized: a close during
+     * {@link #start} waits for the thread to be started, then stops it.
+     */
     @Override
-    public void close() {
-        Thread t;
-        synchronized (this) {
-            if (consumer == null || closing) {
-                closing = true;
-                return;
-            }
-            closing = true;
-            t = thread;
-        }
-        consumer.wakeup();
-        try {
-            t.join(CLOSE_TIMEOUT.toMillis() * 2);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    public synchronized void close() {
+        polling.close();
     }
 }

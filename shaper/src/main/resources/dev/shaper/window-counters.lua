@@ -1,0 +1,150 @@
+-- The part the fixed-window and the sliding-window scripts share, word for word: not a script by itself. The
+-- shaper puts it where a script has the line "-- #include window-counters.lua" when it loads the script
+-- (RedisScript.load); a service that runs one of them itself pastes it there.
+--
+-- It expects SCRIPT_NAME, the name that starts the error replies ('fixed-window'), and leaves for the rest:
+--   args[i]      the checked arguments of KEYS[i]: { limits = { { max, window, name }, ... }, costs, mode }
+--   read, add    a counter's count, and adding to a counter (a new one gets its TTL)
+--   out          a list reply value
+--   now, reply   Redis's time in microseconds, and the reply to fill
+--   TEN_YEARS_US the longest wait
+
+local TEN_YEARS_MS = 315360000000
+local TEN_YEARS_US = 315360000000000
+
+local function bad(name, expected, got)
+  return redis.error_reply('ERR ' .. SCRIPT_NAME .. ': ' .. name .. ' must be ' .. expected .. ', got '
+      .. tostring(got))
+end
+
+-- The items of a comma-separated list.
+local function items(text)
+  local values = {}
+  for item in string.gmatch(text or '', '[^,]+') do
+    values[#values + 1] = item
+  end
+  return values
+end
+
+-- The limits of a max and a window argument, or an error reply. Keys of one policy share these two arguments:
+-- each pair is parsed once per call (the batched mode charges many keys per call).
+local parsed = {}
+local function limitsOf(maxText, windowText)
+  local id = tostring(maxText) .. '|' .. tostring(windowText)
+  local limits = parsed[id]
+  if limits then
+    return limits
+  end
+  local maxes, windows = items(maxText), items(windowText)
+  local n = #maxes
+  if n == 0 then
+    return bad('max', 'a number >= 1', maxText)
+  end
+  if #windows ~= n then
+    return redis.error_reply('ERR ' .. SCRIPT_NAME .. ': max and window must list as many limits, got ' .. n
+        .. ' and '
+        .. #windows)
+  end
+  limits = {}
+  for l = 1, n do
+    local max, window = tonumber(maxes[l]), tonumber(windows[l])
+    if max == nil or max ~= max or max == math.huge or not (max >= 1) then
+      return bad('max', 'a number >= 1', maxes[l])
+    end
+    if window == nil or window ~= math.floor(window) or window < 1 or window > TEN_YEARS_MS then
+      return bad('window', 'a whole number of milliseconds from 1 to ' .. TEN_YEARS_MS, windows[l])
+    end
+    for k = 1, l - 1 do
+      if limits[k].window == window then
+        return bad('window', 'a different length for each limit', windows[l])
+      end
+    end
+    limits[l] = { max = max, window = window, name = ':' .. string.format('%d', window) .. ':' }
+  end
+  parsed[id] = limits
+  return limits
+end
+
+local args = {}
+for i = 1, #KEYS do
+  local j = 4 * (i - 1)
+  local limits, mode = limitsOf(ARGV[j + 1], ARGV[j + 2]), ARGV[j + 4]
+  if limits.err then
+    return limits
+  end
+  local n = #limits
+  if mode ~= 'take' and mode ~= 'charge' and mode ~= 'cap' then
+    return bad('mode', 'take, charge or cap', mode)
+  end
+  -- cost: one number for every limit, or for cap one per limit
+  local costs = {}
+  local cost = tonumber(ARGV[j + 3])
+  if cost ~= nil then
+    for l = 1, n do
+      costs[l] = cost
+    end
+  else
+    local texts = items(ARGV[j + 3])
+    if #texts ~= n or mode ~= 'cap' then
+      return bad('cost', 'one number, or for cap one per limit', ARGV[j + 3])
+    end
+    for l = 1, n do
+      costs[l] = tonumber(texts[l])
+      if costs[l] == nil then
+        return bad('cost', 'a number >= 0', texts[l])
+      end
+    end
+  end
+  for l = 1, n do
+    local c = costs[l]
+    if mode == 'cap' then
+      if c ~= c or c == math.huge or not (c >= 0) then
+        return bad('cost', 'a number >= 0', c)
+      end
+    elseif c ~= math.floor(c) or c < 0 or c > 1e15 then
+      return bad('cost', 'a whole number from 0 to 1e15', ARGV[j + 3])
+    end
+  end
+  args[i] = { limits = limits, costs = costs, mode = mode }
+end
+
+-- Adds amount (whole, > 0) to a counter; a new counter gets its TTL.
+local function add(name, amount, ttl)
+  local count = redis.call('INCRBY', name, string.format('%d', amount))
+  if count == amount then
+    redis.call('PEXPIRE', name, ttl)
+  end
+  return count
+end
+
+-- The count a counter holds (0 if none), or nil and an error text.
+local function read(name)
+  local value = redis.pcall('GET', name)
+  if type(value) == 'table' and value.err then
+    return nil, value.err
+  end
+  if not value then
+    return 0
+  end
+  local count = tonumber(value)
+  if count == nil or count ~= math.floor(count) then
+    return nil, 'WRONGTYPE ' .. name .. ' holds "' .. value .. '", not a window count'
+  end
+  return count
+end
+
+-- A list reply value: the number itself for one limit, else the numbers joined by commas.
+local function out(values, format)
+  if #values == 1 and format == '%d' then
+    return values[1]
+  end
+  local parts = {}
+  for l = 1, #values do
+    parts[l] = string.format(format, values[l])
+  end
+  return table.concat(parts, ',')
+end
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local reply = {}
