@@ -230,6 +230,12 @@ public final class ShaperApplication {
                 metrics.bindRulesTopic(rulesReader);
             }
             RuleBook rules = new RuleBook(liveRules);
+            if (config.allInShadow()) {
+                LOG.warn("shaper.mode=shadow: no rule is enforced; every record passes at once, and what the rules"
+                        + " would have done is {}", config.shadowTopic() == null
+                        ? "counted in the metrics only (mode=\"shadow\"; no shaper.shadow.topic)"
+                        : "counted (mode=\"shadow\") and reported on " + config.shadowTopic());
+            }
             if (rules.hasAdmission()) {
                 instances = new LiveInstanceCounter(adminConfig(streamsProps),
                         streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),

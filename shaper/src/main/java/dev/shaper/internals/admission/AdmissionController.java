@@ -54,6 +54,13 @@ public final class AdmissionController implements AutoCloseable {
     private final AtomicLong switchesToRedis = new AtomicLong();
     private final AtomicLong lastUnusableLogNanos = new AtomicLong(Long.MIN_VALUE / 2);
     private final AtomicBoolean closed = new AtomicBoolean();
+    /**
+     * The algorithms whose Redis scripts admission has run, as bits of their ordinals: the token bucket's always, the
+     * windows' once a rule used them. Each ping runs each of these scripts, since a user may be allowed one script's
+     * commands and not another's.
+     */
+    private volatile int scriptsInUse = TOKEN_BUCKET_SCRIPT;
+    private static final int TOKEN_BUCKET_SCRIPT = 1 << AdmissionAlgorithm.TOKEN_BUCKET.ordinal();
 
     /**
      * An admission that decides locally until {@link #start}ed; constructing it has no side effect.
@@ -125,19 +132,24 @@ public final class AdmissionController implements AutoCloseable {
 
     /** Null if Redis answers a ping at start, else why not; a refusal is not asked again. */
     private static RedisFailure firstPing(RedisTokenBuckets redis) {
-        RedisFailure first = ping(redis);
+        RedisFailure first = ping(redis, TOKEN_BUCKET_SCRIPT);
         // The first command on a new connection includes its handshake: one slow answer is not an outage.
-        return first == null || first.isRefusal() ? first : ping(redis);
+        return first == null || first.isRefusal() ? first : ping(redis, TOKEN_BUCKET_SCRIPT);
     }
 
     /**
-     * Why Redis cannot be used, or null if it answers and lets the shaper's user run the script (an ACL may allow
-     * PING and refuse EVALSHA, or a command the script calls).
+     * Why Redis cannot be used, or null if it answers and lets the shaper's user run the scripts of {@code scripts}
+     * (bits of the algorithms' ordinals): an ACL may allow PING and refuse EVALSHA, or a command one script calls
+     * (the window scripts' GET and INCRBY) and not the others'.
      */
-    private static RedisFailure ping(RedisTokenBuckets redis) {
+    private static RedisFailure ping(RedisTokenBuckets redis, int scripts) {
         try {
             redis.ping();
-            redis.probeScript();
+            for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.values()) {
+                if ((scripts & (1 << algorithm.ordinal())) != 0) {
+                    redis.probeScript(algorithm);
+                }
+            }
             return null;
         } catch (RedisUnavailableException e) {
             return RedisFailure.of(e);
@@ -191,6 +203,10 @@ public final class AdmissionController implements AutoCloseable {
         if (single != null) {
             return admit(admissionKey, single, cost, perKey);
         }
+        int bit = 1 << policy.algorithm().ordinal();
+        if ((scriptsInUse & bit) == 0) {
+            useScript(bit);
+        }
         long now = nanoTime.getAsLong();
         if (onRedis.get()) {
             try {
@@ -202,6 +218,10 @@ public final class AdmissionController implements AutoCloseable {
             }
         }
         return local.admit(admissionKey, policy, cost, perKey, now);
+    }
+
+    private synchronized void useScript(int bit) {
+        scriptsInUse |= bit;
     }
 
     /** The backend that decides while admission is on Redis; null without Redis (for tests). */
@@ -276,7 +296,7 @@ public final class AdmissionController implements AutoCloseable {
         if (onRedis.get()) {
             return;
         }
-        RedisFailure why = ping(redis);
+        RedisFailure why = ping(redis, scriptsInUse);
         if (why != null) {
             RedisFailure before = failure;
             if (before != null && before.kind() != why.kind() && why.kind() != unconfirmedKind) {

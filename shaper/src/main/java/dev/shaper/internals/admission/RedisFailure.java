@@ -33,6 +33,8 @@ public record RedisFailure(Kind kind, String detail) {
 
     /** How deep a cause chain is searched; Lettuce nests the decisive error two or three levels down. */
     private static final int MAX_DEPTH = 16;
+    /** What Redis (7.0 and later) answers when a script calls a command the ACL refuses its user. */
+    static final String SCRIPT_NOPERM = "The user executing the script can't run this command";
 
     /** Classifies {@code failure} by its cause chain; anything that is not a refusal counts as unreachable. */
     public static RedisFailure of(Throwable failure) {
@@ -45,7 +47,8 @@ public record RedisFailure(Kind kind, String detail) {
             if (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")) {
                 return new RedisFailure(Kind.AUTHENTICATION, message);
             }
-            if (message.startsWith("NOPERM")) {
+            // A command the ACL refuses inside a script: Redis's own words, without the NOPERM code
+            if (message.startsWith("NOPERM") || message.contains(SCRIPT_NOPERM)) {
                 return new RedisFailure(Kind.PERMISSION, message);
             }
         }

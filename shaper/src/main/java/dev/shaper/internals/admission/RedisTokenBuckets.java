@@ -207,11 +207,30 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * admission key can name (and which expires within seconds).
      */
     public void probeScript() throws RedisUnavailableException {
+        probeScript(AdmissionAlgorithm.TOKEN_BUCKET);
+    }
+
+    /**
+     * Like {@link #probeScript()}, for the script of {@code algorithm}: a window script charges one unit to a
+     * counter of the probe key that lives for two milliseconds.
+     */
+    public void probeScript(AdmissionAlgorithm algorithm) throws RedisUnavailableException {
         long start = System.nanoTime();
         byte[][] keys = {TokenBucketScript.PROBE_KEY.getBytes(StandardCharsets.UTF_8)};
-        byte[][] args = TokenBucketScript.args(new AdmissionRule(1, 1), 0, TokenBucketScript.Mode.CHARGE);
+        byte[][] args;
+        RedisScript script;
+        if (algorithm == AdmissionAlgorithm.TOKEN_BUCKET) {
+            args = TokenBucketScript.args(new AdmissionRule(1, 1), 0, TokenBucketScript.Mode.CHARGE);
+            script = TOKEN_BUCKET;
+        } else {
+            LimitScript limits = LimitScript.of(algorithm);
+            args = new byte[4][];
+            limits.putArgs(args, 0, AdmissionPolicy.of(algorithm, 1, 1), new double[] {1},
+                    TokenBucketScript.Mode.CHARGE);
+            script = limits.script();
+        }
         try {
-            run(TOKEN_BUCKET, keys, args);
+            run(script, keys, args);
         } catch (RedisException | IllegalStateException e) {
             throw unavailable(e);
         } finally {

@@ -177,6 +177,37 @@ class RedisRefusalTest {
     }
 
     @Test
+    void aUserWhoMayRunTheTokenBucketScriptButNotAWindowScriptsCommandsStaysLocalOnceAWindowRuleIsUsed()
+            throws Exception {
+        // (The ping ran the token-bucket script only: a user without the window scripts' GET and INCRBY went back to
+        // Redis at every ping and out again at the next record of a window rule.)
+        // Given: an ACL user with the token-bucket script's commands, not the window scripts' GET and INCRBY
+        RedisServer server = track(RedisServer.builder().user("shaper", "Pa55", "resetkeys", "~shaper:*",
+                "resetchannels", "-@all", "+ping", "+info", "+time", "+hmget", "+hset", "+pexpire", "+pttl",
+                "+evalsha", "+eval").start());
+        AdmissionController controller = controller(server.uri(), null);
+        AdmissionPolicy window = AdmissionPolicy.of(AdmissionAlgorithm.FIXED_WINDOW, 100, 1000);
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+
+        // When: records of a fixed-window rule are admitted, and the monitor pings for a while
+        for (int i = 0; i < 20; i++) {
+            controller.admit(key("k" + (i % 3)), window, 1, null);
+            scheduler.advance(PING);
+        }
+
+        // Then: admission stays local, the permission named once, never "back on Redis"
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+        assertThat(controller.redisFailure().kind()).isEqualTo(RedisFailure.Kind.PERMISSION);
+        assertThat(admissionLog(Level.INFO, "back on Redis")).isEmpty();
+
+        // And: once the ACL allows the window scripts' commands, admission returns to Redis
+        assertThat(server.call("ACL", "SETUSER", "shaper", "+get", "+incrby")).isEqualTo("OK");
+        pingUntil("back on Redis", () -> controller.backend() == AdmissionController.Backend.REDIS);
+        assertThat(controller.admit(key("k0"), window, 1, null).allowed()).isTrue();
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
+    }
+
+    @Test
     void anUntrustedTlsCertificateIsNamedAndTrustingItsCaConnects() throws Exception {
         // Given: a Redis serving TLS only, its certificate (naming 127.0.0.1) signed by a CA made for the test
         TestCertificates certificates = TestCertificates.create(dir.resolve("certs"));
