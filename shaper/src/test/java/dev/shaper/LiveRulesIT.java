@@ -34,10 +34,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rules from the rules topic on a real broker, two instances, one key on each: with records queued, a rule published
- * with the {@code rules} command halves both keys' rate within a second, an invalid record for the same rule changes
- * nothing (and each instance counts it), and once the rule is deleted both keys fall back to the defaults. Rates are
- * the slopes of the release times ({@code shaper.released.ms}) in each phase.
+ * Rules from the rules topic on a real broker, two instances, one key on each: with records queued at the defaults'
+ * rate, a rule published with the {@code rules} command raises both keys' rate within a second (the queued records
+ * brought forward), a second version halves it, an invalid record for the same rule changes nothing (and each
+ * instance counts it), and once the rule is deleted both keys fall back to the defaults. Rates are the slopes of the
+ * release times ({@code shaper.released.ms}) in each phase.
  */
 class LiveRulesIT {
 
@@ -59,10 +60,9 @@ class LiveRulesIT {
     @Timeout(180)
     void shouldApplyAPublishedRuleAndItsDeletionOnEveryInstanceWithinASecondAndIgnoreAnInvalidOne()
             throws Exception {
-        // Given: two instances reading the rules topic, one key on each, and a rule of 40/s for both keys
+        // Given: two instances reading the rules topic, one key on each, at the defaults' 10/s
         broker.createTopics(PARTITIONS, "live-in", "live-out", "live-rejected");
         broker.createTopics(1, Map.of("cleanup.policy", "compact"), "live-rules");
-        assertThat(rules("put", "keys", "{\"prefix\": \"live-\", \"rate\": " + RULE_RATE + "}")).isZero();
         List<String> keys = onePerPartition();
         Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), "live-rules-it");
         settings.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
@@ -78,7 +78,7 @@ class LiveRulesIT {
                      "live-out", "live-rejected")) {
             ShaperInstance.awaitBalanced(Duration.ofSeconds(60), first, second);
 
-            // When: a backlog on both keys; once each has released two seconds' worth, the rule is halved
+            // When: a backlog on both keys, queued at 10/s; once each has released a second's worth, a rule of 40/s
             List<RecordId> ids = new ArrayList<>();
             for (int seq = 0; seq < PER_KEY; seq++) {
                 for (String key : keys) {
@@ -86,7 +86,12 @@ class LiveRulesIT {
                 }
             }
             Workload.send(broker.bootstrapServers(), "live-in", ids, 0);
-            awaitReleased(collector, keys, (int) (2 * RULE_RATE));
+            awaitReleased(collector, keys, (int) (1.5 * DEFAULT_RATE));
+            long raisedAt = System.currentTimeMillis();
+            assertThat(rules("put", "keys", "{\"prefix\": \"live-\", \"rate\": " + RULE_RATE + "}")).isZero();
+            Thread.sleep(3_000);
+
+            // And: the rule is halved
             long halvedAt = System.currentTimeMillis();
             assertThat(rules("put", "keys", "{\"prefix\": \"live-\", \"rate\": " + HALVED_RATE + "}")).isZero();
             Thread.sleep(3_000); // the phase whose rate is measured: no time to advance here, the broker is real
@@ -105,13 +110,20 @@ class LiveRulesIT {
             List<CollectedRecord> read = collector.snapshot();
             SoftAssertions.assertSoftly(softly -> {
                 for (String key : keys) {
-                    double before = rate(read, key, halvedAt - 1_500, halvedAt);
+                    double atDefaults = rate(read, key, raisedAt - 1_000, raisedAt);
+                    double raised = rate(read, key, raisedAt + APPLY_MS, halvedAt);
                     double halved = rate(read, key, halvedAt + APPLY_MS, invalidAt);
                     double afterInvalid = rate(read, key, invalidAt, deletedAt);
                     double defaults = rate(read, key, deletedAt + APPLY_MS, deletedAt + 3_500);
-                    LOG.info("{}: {}/s before, {}/s halved, {}/s after the invalid record, {}/s after the delete",
-                            key, before, halved, afterInvalid, defaults);
-                    softly.assertThat(before).as("%s before", key).isCloseTo(RULE_RATE, within(RULE_RATE * 0.1));
+                    LOG.info("{}: {}/s at the defaults, {}/s raised, {}/s halved, {}/s after the invalid record, {}/s"
+                            + " after the delete", key, atDefaults, raised, halved, afterInvalid, defaults);
+                    softly.assertThat(atDefaults).as("%s at the defaults", key)
+                            .isCloseTo(DEFAULT_RATE, within(DEFAULT_RATE * 0.15));
+                    // The records queued 100 ms apart are brought forward to the raised rate
+                    softly.assertThat(raised).as("%s raised", key).isCloseTo(RULE_RATE, within(RULE_RATE * 0.1));
+                    softly.assertThat(mostInOneSecond(read, key, raisedAt + APPLY_MS, halvedAt))
+                            .as("%s: most releases in one second once raised", key)
+                            .isLessThanOrEqualTo(ReleasePace.maxInOneSecondCatchingUp(RULE_RATE));
                     softly.assertThat(halved).as("%s halved", key).isCloseTo(HALVED_RATE, within(HALVED_RATE * 0.1));
                     // The records queued at 40/s are behind their dues at 20/s: the release pace's bound while a key
                     // catches up applies (22 in any second at 20/s).

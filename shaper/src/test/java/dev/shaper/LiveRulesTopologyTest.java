@@ -91,6 +91,61 @@ class LiveRulesTopologyTest {
         }
     }
 
+    @Test
+    void shouldBringTheQueuedRecordsForwardToARaisedRateInTheirOrder() {
+        LiveRules rules = live(exactK(new ShapingRule(10, 100_000, 600_000)));
+        try (ShaperDriver shaper = ShaperDriver.start(Map.of(), new RuleBook(rules), 1)) {
+            // Given: a backlog of 30 s at 10/s (stored: the driver commits after each record), one second released
+            send(shaper, "k", 300);
+            shaper.readShaped(); // the first passed at once
+            assertThat(releases(shaper, 1_000)).hasSize(10);
+
+            // When: the rule raises the rate to 50/s, and a record arrives after the change
+            publish(rules, exactK(new ShapingRule(50, 100_000, 600_000)));
+            shaper.advance(Duration.ofMillis(5)); // the next tick applies it
+            shaper.send("k", "k-late");
+
+            // Then: the queued records leave at 50/s, not at their old dues 100 ms apart
+            List<String> released = new ArrayList<>();
+            List<Long> at = new ArrayList<>();
+            for (long t = 0; t < 6_000; t++) {
+                shaper.advance(Duration.ofMillis(1));
+                for (TestRecord<byte[], byte[]> record : shaper.readShaped()) {
+                    released.add(text(record.value()));
+                    at.add(t);
+                }
+            }
+            // (the key's head keeps its slot, at most one old interval away)
+            assertThat(at.get(0)).isLessThanOrEqualTo(100L);
+            assertThat(at.stream().filter(t -> t >= 100 && t < 2_100)).hasSizeBetween(99, 101);
+            assertThat(mostInOneSecond(at)).isLessThanOrEqualTo(ReleasePace.maxInOneSecond(50));
+            // And: in their order, the late record behind them at the new rate: 290 records in 5.8 s after the head
+            List<String> expected = new ArrayList<>();
+            for (int i = 11; i < 300; i++) {
+                expected.add("k-" + i);
+            }
+            expected.add("k-late");
+            assertThat(released).containsExactlyElementsOf(expected);
+            assertThat(at.get(at.size() - 1) - at.get(0)).isBetween(5_760L, 5_800L);
+        }
+    }
+
+    @Test
+    void shouldLeaveTheDuesOfKeysWhoseRateDidNotRise() {
+        LiveRules rules = live(exactK(new ShapingRule(10, 100_000, 600_000)));
+        try (ShaperDriver shaper = ShaperDriver.start(Map.of(), new RuleBook(rules), 1)) {
+            send(shaper, "k", 50);
+            send(shaper, "other", 50); // at the defaults' 1,000/s: gone within 50 ms
+            shaper.readShaped();
+
+            // A rule for other keys changes; k's rate stays
+            publish(rules, exactK(new ShapingRule(10, 100_000, 600_000)),
+                    new KeyRule(new KeyMatcher.Exact("x"), new ShapingRule(500, 10, 1_000)));
+
+            assertThat(releases(shaper, 2_000).stream().filter(t -> t >= 100)).hasSizeBetween(19, 20);
+        }
+    }
+
     private static int mostInOneSecond(List<Long> times) {
         int most = 0;
         for (int i = 0, j = 0; i < times.size(); i++) {

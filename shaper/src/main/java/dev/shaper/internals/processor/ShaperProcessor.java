@@ -11,6 +11,7 @@ import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.metrics.TaskCounts;
 import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.rules.RuleSet;
 import dev.shaper.internals.shaping.Arrival;
 import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
@@ -69,6 +70,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /** Wall time the task (re)started: until StallMeter.START_UP_MS later, a late tick is forgotten, not owed. */
     private long startedWallMs;
     private StallMeter stalls;
+    /**
+     * The version of the rules the queues' dues follow; null until the first tick of a task whose rules may change,
+     * which brings its restored queues to the rules in force (see {@link TaskQueues#bringForward}).
+     */
+    private RuleSet rulesSeen;
     /** What a key may owe at most: {@code shaper.shaping.catchup.max.ms}. */
     private final long catchUpMaxNanos;
     /** The least of {@link #burstNanos()}. */
@@ -139,6 +145,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.stalls = new StallMeter(settings.catchUpMaxMs() * 1_000_000L, wallNow);
         this.lastTickWallMs = wallNow;
         this.startedWallMs = wallNow;
+        this.rulesSeen = rules.source().isUpdatable() ? null : rules.version();
         followWaitingRates();
     }
 
@@ -201,7 +208,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                 refusedInShadow = true; // an enforced admission would have stopped it: the bucket never sees it
             }
         }
-        long now = clock.peek(wallNow);
+        // In the task's first second the ticks move the clock by one tick each: arrivals see no further, so that
+        // the time they see never goes back at the next tick (a key's schedule would then be ahead of it)
+        long now = startingUp(wallNow) ? clock.peek(wallNow, tickNanos) : clock.peek(wallNow);
         queues.setNow(now);
         if (entry == null) {
             entry = queues.entry(record.key());
@@ -344,9 +353,15 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long before = clock.current();
         // A task that just started (a restore, the intake of what waited for it) resumes at its rate: a late tick
         // moves its clock one tick, so that nothing falls due behind it to be made up.
-        long now = wallNow - startedWallMs < StallMeter.START_UP_MS ? clock.advance(wallNow, tickNanos)
-                : clock.advance(wallNow);
+        long now = startingUp(wallNow) ? clock.advance(wallNow, tickNanos) : clock.advance(wallNow);
         queues.startTick(now);
+        RuleSet version = rules.version();
+        if (version != rulesSeen) {
+            // A rule raised while records waited: they are brought forward to its rate (a lower rate needs nothing,
+            // the release side paces every key by its rule in force)
+            rulesSeen = version;
+            queues.bringForward(now, rules::ruleFor);
+        }
         if (capacity.isPooled()) { // the figures cost two arrays a tick, at ticks down to 1 ms
             capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());
         }
@@ -363,6 +378,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         if (!total.isUnlimited()) {
             backlogs.publish(context.taskId().partition(), total.backlogNanos(now, queues.queuedUnits()));
         }
+    }
+
+    /** Whether the task started less than {@link StallMeter#START_UP_MS} ago: its ticks resume at the rate. */
+    private boolean startingUp(long wallNow) {
+        return wallNow - startedWallMs < StallMeter.START_UP_MS;
     }
 
     private void forwardReleased(byte[] key, QueuedRecord queued, long storedBytes, long wallNow) {

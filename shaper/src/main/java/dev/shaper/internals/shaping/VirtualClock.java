@@ -32,7 +32,12 @@ public final class VirtualClock {
         return peek(wallNowMs, maxStepNanos);
     }
 
-    private long peek(long wallNowMs, long stepNanos) {
+    /**
+     * Like {@link #peek(long)}, moving by at most {@code stepNanos}: the step the next {@link #advance(long, long)}
+     * will take at most, so that an arrival never sees a time later than the release tick after it (virtual time
+     * seen by arrivals only grows).
+     */
+    public long peek(long wallNowMs, long stepNanos) {
         long elapsedNanos = Math.max(0, wallNowMs - wallAtLastAdvanceMs) * 1_000_000L;
         return virtualNanos + Math.min(elapsedNanos, Math.min(stepNanos, maxStepNanos));
     }

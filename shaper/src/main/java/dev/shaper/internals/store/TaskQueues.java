@@ -4,8 +4,10 @@ import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
 import dev.shaper.internals.shaping.ShapingRule;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -305,6 +307,115 @@ public final class TaskQueues {
             keyStates.flushCache();
         }
         return new Enqueued(true, storedBytes);
+    }
+
+    /**
+     * Brings forward the queued records of keys whose rule is now faster than the spacing of their queue (a rule
+     * raised while they waited): each record after a key's head becomes due one interval of its key's rule after the
+     * one before it, and never later than it was (nor before {@code nowNanos}), so the backlog drains at the new rate
+     * and no record leaves later than promised. The key's next arrival queues behind the new last due. Records keep
+     * their order, band and bytes. The waiting keys' rates, which set the release tick and the bands' claims, are
+     * counted again by the rules in force. Two passes over the whole schedule: a step for a change of the rules, not
+     * for a tick.
+     *
+     * @param ruleOf the rule of a key now
+     * @return the records whose due moved
+     */
+    public long bringForward(long nowNanos, Function<byte[], ShapingRule> ruleOf) {
+        if (queuedRecords <= 0) {
+            return 0;
+        }
+        long moved = 0;
+        waitingRates.clear(); // counted again from the keys' rules in force
+        for (BandQueue queue : bands.values()) {
+            queue.waitingRate = 0;
+            if (queue.queuedRecords > 0) {
+                moved += bringForward(queue, nowNanos, ruleOf);
+            }
+        }
+        return moved;
+    }
+
+    /** A key's new dues as a pass over its queue computes them, record by record. */
+    private static final class Retiming {
+        final ShapingRule rule;
+        long lastDue = Long.MIN_VALUE;
+        long lastCost;
+        boolean moves;
+        List<ScheduleStore.Entry> entries;
+
+        Retiming(ShapingRule rule) {
+            this.rule = rule;
+        }
+
+        /** The new due of the key's next record, due at {@code due} until now. */
+        long next(long due, long cost, long nowNanos) {
+            long newDue = lastDue == Long.MIN_VALUE ? due // the head keeps its slot
+                    : Math.max(Math.min(due, LeakyBucket.saturatedAdd(lastDue, rule.intervalNanos(lastCost))),
+                    nowNanos);
+            lastDue = newDue;
+            lastCost = cost;
+            return newDue;
+        }
+    }
+
+    private long bringForward(BandQueue queue, long nowNanos, Function<byte[], ShapingRule> ruleOf) {
+        Bytes from = ScheduleKeys.lowerBound(Long.MIN_VALUE);
+        Bytes to = ScheduleKeys.lowerBound(Long.MAX_VALUE);
+        // First pass: which keys have a record that would move.
+        Map<Bytes, Retiming> keys = new HashMap<>();
+        queue.schedule.scan(from, to, entry -> {
+            Retiming key = keys.computeIfAbsent(Bytes.wrap(entry.recordKey()), k -> {
+                ShapingRule rule = ruleOf.apply(k.get());
+                // The release tick and the band's claim follow the rates in force, a raised one included
+                queue.waitingRate += rule.ratePerSecond();
+                waitingRates.add(rule.ratePerSecond());
+                return new Retiming(rule);
+            });
+            long due = entry.dueNanos();
+            key.moves |= key.next(due, QueuedRecord.costOf(entry.value()), nowNanos) < due;
+            return true;
+        });
+        keys.values().removeIf(key -> !key.moves);
+        if (keys.isEmpty()) {
+            return 0;
+        }
+        // Second pass: the moving keys' records, in order; each such key's whole queue is taken out and put back,
+        // since a key's records leave the store in order.
+        keys.replaceAll((k, key) -> new Retiming(key.rule));
+        keys.values().forEach(key -> key.entries = new ArrayList<>());
+        queue.schedule.scan(from, to, entry -> {
+            Retiming key = keys.get(Bytes.wrap(entry.recordKey()));
+            if (key != null) {
+                key.entries.add(entry);
+            }
+            return true;
+        });
+        long moved = 0;
+        boolean wroteEarly = false;
+        for (Map.Entry<Bytes, Retiming> key : keys.entrySet()) {
+            for (ScheduleStore.Entry entry : key.getValue().entries) {
+                queue.schedule.release(entry);
+            }
+        }
+        for (Map.Entry<Bytes, Retiming> key : keys.entrySet()) {
+            byte[] recordKey = key.getKey().get();
+            Retiming retiming = key.getValue();
+            for (ScheduleStore.Entry entry : retiming.entries) {
+                long due = retiming.next(entry.dueNanos(), QueuedRecord.costOf(entry.value()), nowNanos);
+                moved += due < entry.dueNanos() ? 1 : 0;
+                wroteEarly |= queue.schedule.put(recordKey, due, entry.value());
+            }
+            KeyEntry slot = keyStates.entry(recordKey);
+            KeyState state = slot.state();
+            slot.update(new KeyState(LeakyBucket.saturatedAdd(retiming.lastDue,
+                    retiming.rule.intervalNanos(retiming.lastCost)), state.queuedRecords(), state.queuedUnits(),
+                    state.queuedBytes(), state.releaseTatNanos()));
+        }
+        if (wroteEarly) {
+            keyStates.flushCache(); // as in enqueue: the states go with records written ahead of the commit
+        }
+        return moved;
     }
 
     /**

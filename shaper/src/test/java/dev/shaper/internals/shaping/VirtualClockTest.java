@@ -38,4 +38,20 @@ class VirtualClockTest {
         assertThat(clock.advance(10_050)).isEqualTo(10_100 * MS);
         assertThat(clock.advance(10_150)).isEqualTo(10_150 * MS);
     }
+
+    @Test
+    void shouldNeverShowAnArrivalATimeTheNextTickOfTheSameStepWillNotReach() {
+        // A task's first second: ticks move the clock by one 10-ms tick each, however late they come
+        VirtualClock clock = new VirtualClock(200, null, 10_000);
+        long step = 10 * MS;
+
+        // An arrival 150 ms after the last tick, before the late tick
+        long arrival = clock.peek(10_150, step);
+        long tick = clock.advance(10_150, step);
+
+        assertThat(arrival).isEqualTo(10_010 * MS).isLessThanOrEqualTo(tick);
+        assertThat(clock.peek(10_151, step)).isGreaterThanOrEqualTo(arrival);
+        // The unbounded peek would have shown 10,150 ms, 140 ms beyond the tick after it
+        assertThat(new VirtualClock(200, null, 10_000).peek(10_150)).isEqualTo(10_150 * MS);
+    }
 }
