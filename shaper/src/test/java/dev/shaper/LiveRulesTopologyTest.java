@@ -4,6 +4,7 @@ import static dev.shaper.testsupport.ShaperDriver.header;
 import static dev.shaper.testsupport.ShaperDriver.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionAlgorithm;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionLimit;
@@ -128,6 +129,41 @@ class LiveRulesTopologyTest {
             assertThat(released).containsExactlyElementsOf(expected);
             assertThat(at.get(at.size() - 1) - at.get(0)).isBetween(5_760L, 5_800L);
         }
+    }
+
+    @Test
+    void shouldKeepRecordsAlreadyDueInOrderAndLoseNoneWhenTheRateRisesBehindABindingTotalRate() {
+        // Given: k at 10/s behind a total rate of 4/s: records fall due faster than the total lets them go
+        LiveRules rules = live(exactK(new ShapingRule(10, 100_000, 600_000)));
+        try (ShaperDriver shaper = ShaperDriver.start(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "4"),
+                new RuleBook(rules), 1)) {
+            send(shaper, "k", 100);
+            List<String> released = new ArrayList<>(values(shaper.readShaped()));
+            for (int t = 0; t < 3_000; t++) {
+                shaper.advance(Duration.ofMillis(1));
+                released.addAll(values(shaper.readShaped()));
+            }
+            assertThat(released).hasSizeBetween(10, 15); // about 18 more are due by now, held back
+
+            // When: k's rate rises to 50/s: the records already due keep their dues, the others come forward
+            publish(rules, exactK(new ShapingRule(50, 100_000, 600_000)));
+            for (int t = 0; t < 30_000; t++) {
+                shaper.advance(Duration.ofMillis(1));
+                released.addAll(values(shaper.readShaped()));
+            }
+
+            // Then: every record once, in order, at the total's 4/s
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                expected.add("k-" + i);
+            }
+            assertThat(released).containsExactlyElementsOf(expected);
+            assertThat(shaper.readRejected()).isEmpty();
+        }
+    }
+
+    private static List<String> values(List<TestRecord<byte[], byte[]>> records) {
+        return records.stream().map(r -> text(r.value())).toList();
     }
 
     @Test

@@ -252,7 +252,6 @@ public final class ShaperMetrics implements AutoCloseable {
                 .register(registry);
     }
 
-    /** Metrics kept in memory only: for tests, tools and a shaper with its HTTP server off. */
     private Counter rejectedCounter(RejectReason reason, String mode) {
         return Counter.builder(REJECTED).tag("reason", reason.name()).tag(MODE_TAG, mode)
                 .description("Records sent to the rejected topic, by the reason in their shaper.reason header;"
@@ -317,6 +316,7 @@ public final class ShaperMetrics implements AutoCloseable {
         shadowMeters().delay.record(waitMs, TimeUnit.MILLISECONDS);
     }
 
+    /** Metrics kept in memory only: for tests, tools and a shaper with its HTTP server off. */
     public static ShaperMetrics inMemory() {
         return new ShaperMetrics(new SimpleMeterRegistry(), System::currentTimeMillis);
     }

@@ -17,8 +17,9 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  * {@code mode="shadow"}, and, when {@code shaper.shadow.topic} is set, one record per would-be wait or rejection on
  * that topic: the record's key, no value, the decision in headers (see {@link ShaperHeaders#SHADOW_DECISION}).
  *
- * <p>A report always fits the shadow topic, so that it can never fail the send (and with it the task): a key too
- * large for it is left out ({@link ShaperHeaders#OMITTED}), and a timestamp it would refuse becomes the report's time.
+ * <p>A report fits the shadow topic, so that it cannot fail the send (and with it the task): a key too large for it
+ * is left out ({@link ShaperHeaders#OMITTED}), then, for a topic that takes less than about a kilobyte, the detail and
+ * the source; a timestamp it would refuse becomes the report's time.
  */
 final class ShadowReports {
 
@@ -86,10 +87,18 @@ final class ShadowReports {
         long timestamp = times.takes(record.timestamp(), wallNowMs, OutputChecks.SEND_MARGIN_MS)
                 ? record.timestamp() : wallNowMs;
         byte[] key = record.key();
-        if (!limit.fits(RecordSize.of(key, null, headers))) {
-            HeaderValues.set(headers, ShaperHeaders.OMITTED, "key");
-            key = null;
+        if (limit.fits(RecordSize.of(key, null, headers))) {
+            return new Record<>(key, null, timestamp, headers);
         }
-        return new Record<>(key, null, timestamp, headers);
+        HeaderValues.set(headers, ShaperHeaders.OMITTED, "key");
+        if (!limit.fits(RecordSize.of(null, null, headers))) {
+            // A topic that takes less than a kilobyte or so: the decision alone (its reason, delay, retry-after)
+            headers.remove(ShaperHeaders.DETAIL);
+            headers.remove(ShaperHeaders.SOURCE_TOPIC);
+            headers.remove(ShaperHeaders.SOURCE_PARTITION);
+            headers.remove(ShaperHeaders.SOURCE_OFFSET);
+            HeaderValues.set(headers, ShaperHeaders.OMITTED, "key,detail,source");
+        }
+        return new Record<>(null, null, timestamp, headers);
     }
 }

@@ -70,11 +70,12 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /** Wall time the task (re)started: until StallMeter.START_UP_MS later, a late tick is forgotten, not owed. */
     private long startedWallMs;
     private StallMeter stalls;
-    /**
-     * The version of the rules the queues' dues follow; null until the first tick of a task whose rules may change,
-     * which brings its restored queues to the rules in force (see {@link TaskQueues#bringForward}).
-     */
+    /** The version of the rules the queues' dues were last brought to (see {@link TaskQueues#bringForward}). */
     private RuleSet rulesSeen;
+    /** Whether a bringing forward is under way: it goes on at the next tick. */
+    private boolean bringingForward;
+    /** The most queued records one tick takes out and puts back to bring them forward, per band. */
+    private static final int BRING_FORWARD_BATCH = 50_000;
     /** What a key may owe at most: {@code shaper.shaping.catchup.max.ms}. */
     private final long catchUpMaxNanos;
     /** The least of {@link #burstNanos()}. */
@@ -145,7 +146,10 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         this.stalls = new StallMeter(settings.catchUpMaxMs() * 1_000_000L, wallNow);
         this.lastTickWallMs = wallNow;
         this.startedWallMs = wallNow;
-        this.rulesSeen = rules.source().isUpdatable() ? null : rules.version();
+        // The restored queues keep their dues: a task's start does not read its whole schedule (a rule raised while
+        // it was stopped applies to what is queued at the next change)
+        this.rulesSeen = rules.version();
+        this.bringingForward = false;
         followWaitingRates();
     }
 
@@ -356,11 +360,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long now = startingUp(wallNow) ? clock.advance(wallNow, tickNanos) : clock.advance(wallNow);
         queues.startTick(now);
         RuleSet version = rules.version();
-        if (version != rulesSeen) {
+        if (version != rulesSeen || bringingForward) {
             // A rule raised while records waited: they are brought forward to its rate (a lower rate needs nothing,
             // the release side paces every key by its rule in force)
             rulesSeen = version;
-            queues.bringForward(now, rules::ruleFor);
+            bringingForward = !queues.bringForward(now, rules::ruleFor, BRING_FORWARD_BATCH);
         }
         if (capacity.isPooled()) { // the figures cost two arrays a tick, at ticks down to 1 ms
             capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());

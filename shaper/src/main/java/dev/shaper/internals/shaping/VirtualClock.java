@@ -13,6 +13,8 @@ public final class VirtualClock {
     private final long maxStepNanos;
     private long virtualNanos;
     private long wallAtLastAdvanceMs;
+    /** The latest time {@link #peek} showed: the clock never advances to before it. */
+    private long seenNanos = Long.MIN_VALUE;
 
     /**
      * @param startVirtualNanos the persisted virtual time, or {@code null} for a task that never ran: it then
@@ -27,17 +29,25 @@ public final class VirtualClock {
         this.wallAtLastAdvanceMs = wallNowMs;
     }
 
-    /** The virtual time at wall time {@code wallNowMs}, without moving the clock. */
+    /**
+     * The virtual time at wall time {@code wallNowMs}, as an arrival sees it. It does not move the clock, but the next
+     * {@link #advance} reaches at least it: the time arrivals see never goes back.
+     */
     public long peek(long wallNowMs) {
         return peek(wallNowMs, maxStepNanos);
     }
 
     /**
-     * Like {@link #peek(long)}, moving by at most {@code stepNanos}: the step the next {@link #advance(long, long)}
-     * will take at most, so that an arrival never sees a time later than the release tick after it (virtual time
-     * seen by arrivals only grows).
+     * Like {@link #peek(long)}, seeing at most {@code stepNanos} beyond the last advance: in a task's first second,
+     * whose ticks move the clock by one tick each, arrivals see no further than the next tick will take it.
      */
     public long peek(long wallNowMs, long stepNanos) {
+        long seen = after(wallNowMs, stepNanos);
+        seenNanos = Math.max(seenNanos, seen);
+        return seen;
+    }
+
+    private long after(long wallNowMs, long stepNanos) {
         long elapsedNanos = Math.max(0, wallNowMs - wallAtLastAdvanceMs) * 1_000_000L;
         return virtualNanos + Math.min(elapsedNanos, Math.min(stepNanos, maxStepNanos));
     }
@@ -47,9 +57,12 @@ public final class VirtualClock {
         return advance(wallNowMs, maxStepNanos);
     }
 
-    /** Like {@link #advance(long)}, moving by at most {@code stepNanos} (and at most one step). */
+    /**
+     * Like {@link #advance(long)}, moving by at most {@code stepNanos} (and at most one step), but never to a time
+     * before one an arrival saw (the step may have shrunk since: a finer tick).
+     */
     public long advance(long wallNowMs, long stepNanos) {
-        virtualNanos = peek(wallNowMs, stepNanos);
+        virtualNanos = Math.max(after(wallNowMs, stepNanos), seenNanos);
         wallAtLastAdvanceMs = Math.max(wallAtLastAdvanceMs, wallNowMs);
         return virtualNanos;
     }

@@ -205,6 +205,17 @@ public final class ScheduleStore extends WriteBehindStore {
      *         the commit; the caller should then write the states these records depend on too
      */
     public boolean put(byte[] recordKey, long dueNanos, byte[] queuedRecord) {
+        putHeld(recordKey, dueNanos, queuedRecord);
+        return writeIfFull();
+    }
+
+    /**
+     * Queues like {@link #put}, but never writes ahead of the commit: for a step that takes records out and puts them
+     * back, whose removals must not reach the store (and, under at-least-once, its changelog) without the records.
+     * Call {@link #writeIfFull} once the step is done. Like {@link #put}, the record must be due after every record
+     * of its key queued before it.
+     */
+    public void putHeld(byte[] recordKey, long dueNanos, byte[] queuedRecord) {
         if (dueNanos < 0) {
             // The default band's keys start at 0x80 because dues count from the epoch; see ScheduleBand.
             throw new IllegalArgumentException("a due before the epoch: " + dueNanos);
@@ -218,7 +229,15 @@ public final class ScheduleStore extends WriteBehindStore {
             tails.put(key, run);
         }
         run.append(dueNanos, queuedRecord);
-        if (++buffered + removed.size() > maxBuffered) {
+        buffered++;
+    }
+
+    /**
+     * Writes everything pending to the inner store now, ahead of the commit, if the buffer holds more than its
+     * bound; true if it did (the caller should then write the states these records depend on too).
+     */
+    public boolean writeIfFull() {
+        if (buffered + removed.size() > maxBuffered) {
             writeBuffer();
             return true;
         }

@@ -311,58 +311,96 @@ public final class TaskQueues {
 
     /**
      * Brings forward the queued records of keys whose rule is now faster than the spacing of their queue (a rule
-     * raised while they waited): each record after a key's head becomes due one interval of its key's rule after the
-     * one before it, and never later than it was (nor before {@code nowNanos}), so the backlog drains at the new rate
-     * and no record leaves later than promised. The key's next arrival queues behind the new last due. Records keep
-     * their order, band and bytes. The waiting keys' rates, which set the release tick and the bands' claims, are
-     * counted again by the rules in force. Two passes over the whole schedule: a step for a change of the rules, not
-     * for a tick.
+     * raised while they waited), so that the backlog drains at the new rate: a record already due keeps its due; the
+     * key's first record not yet due becomes due now (the release side's pacing, also brought to the new rate, spaces
+     * it from the key's last release), or one interval of the rule after now behind records of its key already due;
+     * each later one one interval after the one before it; and no record becomes due later than it was. The key's next arrival queues one interval after its new last due. Records
+     * keep their order, band and bytes. The waiting keys' rates, which set the release tick and the bands' claims, are
+     * counted again by the rules in force.
+     *
+     * <p>A step for a change of the rules, not for a tick: a pass over the task's queued records, and one more over
+     * those of the keys that move; at most {@code maxRecords} records of each band are taken out and put back per call
+     * (whole keys; one key more than that alone), the rest at the next calls, since what is taken out is held in
+     * memory until it is put back.
      *
      * @param ruleOf the rule of a key now
-     * @return the records whose due moved
+     * @return true when nothing is left to bring forward; false when the next call goes on
      */
-    public long bringForward(long nowNanos, Function<byte[], ShapingRule> ruleOf) {
+    public boolean bringForward(long nowNanos, Function<byte[], ShapingRule> ruleOf, int maxRecords) {
         if (queuedRecords <= 0) {
-            return 0;
+            return true;
         }
-        long moved = 0;
         waitingRates.clear(); // counted again from the keys' rules in force
+        boolean done = true;
         for (BandQueue queue : bands.values()) {
             queue.waitingRate = 0;
             if (queue.queuedRecords > 0) {
-                moved += bringForward(queue, nowNanos, ruleOf);
+                done &= bringForward(queue, nowNanos, ruleOf, maxRecords);
             }
         }
-        return moved;
+        return done;
     }
 
-    /** A key's new dues as a pass over its queue computes them, record by record. */
+    /**
+     * One key's queue in a {@link #bringForward}: the first pass reads its dues (whether two of its records not yet due
+     * are further apart than the rule spaces them), the second computes its new dues, record by record.
+     */
     private static final class Retiming {
         final ShapingRule rule;
+        final long nowNanos;
+        int records;
+        /** Whether two consecutive records not yet due are further apart than the rule spaces them. */
+        boolean slower;
+        /** The due and cost of the last record the pass saw (the second pass: its new due). */
         long lastDue = Long.MIN_VALUE;
         long lastCost;
-        boolean moves;
         List<ScheduleStore.Entry> entries;
 
-        Retiming(ShapingRule rule) {
+        Retiming(ShapingRule rule, long nowNanos) {
             this.rule = rule;
+            this.nowNanos = nowNanos;
         }
 
-        /** The new due of the key's next record, due at {@code due} until now. */
-        long next(long due, long cost, long nowNanos) {
-            long newDue = lastDue == Long.MIN_VALUE ? due // the head keeps its slot
-                    : Math.max(Math.min(due, LeakyBucket.saturatedAdd(lastDue, rule.intervalNanos(lastCost))),
-                    nowNanos);
+        /** The first pass: the key's next record, due at {@code due}. */
+        void read(long due, long cost) {
+            if (lastDue > nowNanos && due - lastDue > rule.intervalNanos(lastCost) + SPACING_TOLERANCE_NANOS) {
+                slower = true;
+            }
+            lastDue = due;
+            lastCost = cost;
+            records++;
+        }
+
+        /** The second pass: the new due of the key's next record, due at {@code due}; after the one before. */
+        long next(long due, long cost) {
+            long newDue;
+            if (due <= nowNanos) {
+                newDue = due; // due already: the release side lets it go in order, at the rule's pace
+            } else if (lastDue == Long.MIN_VALUE) {
+                newDue = nowNanos; // the first of the key not yet due: due now, paced by the release side
+            } else {
+                newDue = Math.min(due, LeakyBucket.saturatedAdd(Math.max(lastDue, nowNanos),
+                        rule.intervalNanos(lastCost)));
+            }
             lastDue = newDue;
             lastCost = cost;
             return newDue;
         }
+
+        /** The key's theoretical arrival time after its last due. */
+        long tat() {
+            return LeakyBucket.saturatedAdd(lastDue, rule.intervalNanos(lastCost));
+        }
     }
 
-    private long bringForward(BandQueue queue, long nowNanos, Function<byte[], ShapingRule> ruleOf) {
-        Bytes from = ScheduleKeys.lowerBound(Long.MIN_VALUE);
+    /** How much further apart than the rule two records must be for their key to be brought forward (rounding). */
+    private static final long SPACING_TOLERANCE_NANOS = 1_000;
+
+    private boolean bringForward(BandQueue queue, long nowNanos, Function<byte[], ShapingRule> ruleOf,
+                                 int maxRecords) {
+        Bytes from = queue.scanFloor;
         Bytes to = ScheduleKeys.lowerBound(Long.MAX_VALUE);
-        // First pass: which keys have a record that would move.
+        // First pass: every waiting key's rule, and which keys' queues are spaced wider than their rule.
         Map<Bytes, Retiming> keys = new HashMap<>();
         queue.schedule.scan(from, to, entry -> {
             Retiming key = keys.computeIfAbsent(Bytes.wrap(entry.recordKey()), k -> {
@@ -370,52 +408,78 @@ public final class TaskQueues {
                 // The release tick and the band's claim follow the rates in force, a raised one included
                 queue.waitingRate += rule.ratePerSecond();
                 waitingRates.add(rule.ratePerSecond());
-                return new Retiming(rule);
+                return new Retiming(rule, nowNanos);
             });
-            long due = entry.dueNanos();
-            key.moves |= key.next(due, QueuedRecord.costOf(entry.value()), nowNanos) < due;
+            key.read(entry.dueNanos(), QueuedRecord.costOf(entry.value()));
             return true;
         });
-        keys.values().removeIf(key -> !key.moves);
-        if (keys.isEmpty()) {
-            return 0;
+        Map<Bytes, Retiming> moving = new HashMap<>();
+        int taken = 0;
+        boolean done = true;
+        for (Map.Entry<Bytes, Retiming> key : keys.entrySet()) {
+            Retiming retiming = key.getValue();
+            if (retiming.records != keyStates.entry(key.getKey().get()).state().queuedRecords()) {
+                continue; // the pass did not see all of the key's records (one due at the end of time): left as it is
+            }
+            if (!retiming.slower) {
+                updateSchedule(key.getKey().get(), retiming, nowNanos); // a raised rate for its next arrivals
+            } else if (taken == 0 || taken + retiming.records <= maxRecords) {
+                taken += retiming.records;
+                Retiming again = new Retiming(retiming.rule, nowNanos);
+                again.records = retiming.records;
+                moving.put(key.getKey(), again);
+            } else {
+                done = false; // at the next call
+            }
+        }
+        if (moving.isEmpty()) {
+            return done;
         }
         // Second pass: the moving keys' records, in order; each such key's whole queue is taken out and put back,
         // since a key's records leave the store in order.
-        keys.replaceAll((k, key) -> new Retiming(key.rule));
-        keys.values().forEach(key -> key.entries = new ArrayList<>());
+        moving.values().forEach(key -> key.entries = new ArrayList<>(key.records));
         queue.schedule.scan(from, to, entry -> {
-            Retiming key = keys.get(Bytes.wrap(entry.recordKey()));
+            Retiming key = moving.get(Bytes.wrap(entry.recordKey()));
             if (key != null) {
                 key.entries.add(entry);
             }
             return true;
         });
-        long moved = 0;
-        boolean wroteEarly = false;
-        for (Map.Entry<Bytes, Retiming> key : keys.entrySet()) {
-            for (ScheduleStore.Entry entry : key.getValue().entries) {
+        for (Retiming key : moving.values()) {
+            for (ScheduleStore.Entry entry : key.entries) {
                 queue.schedule.release(entry);
             }
         }
-        for (Map.Entry<Bytes, Retiming> key : keys.entrySet()) {
+        for (Map.Entry<Bytes, Retiming> key : moving.entrySet()) {
             byte[] recordKey = key.getKey().get();
             Retiming retiming = key.getValue();
             for (ScheduleStore.Entry entry : retiming.entries) {
-                long due = retiming.next(entry.dueNanos(), QueuedRecord.costOf(entry.value()), nowNanos);
-                moved += due < entry.dueNanos() ? 1 : 0;
-                wroteEarly |= queue.schedule.put(recordKey, due, entry.value());
+                long due = retiming.next(entry.dueNanos(), QueuedRecord.costOf(entry.value()));
+                queue.schedule.putHeld(recordKey, due, entry.value());
             }
-            KeyEntry slot = keyStates.entry(recordKey);
-            KeyState state = slot.state();
-            slot.update(new KeyState(LeakyBucket.saturatedAdd(retiming.lastDue,
-                    retiming.rule.intervalNanos(retiming.lastCost)), state.queuedRecords(), state.queuedUnits(),
-                    state.queuedBytes(), state.releaseTatNanos()));
+            updateSchedule(recordKey, retiming, nowNanos);
         }
-        if (wroteEarly) {
+        // All taken out and put back before anything may reach the store
+        if (queue.schedule.writeIfFull()) {
             keyStates.flushCache(); // as in enqueue: the states go with records written ahead of the commit
         }
-        return moved;
+        return done;
+    }
+
+    /**
+     * The key's schedule after its queue was brought to its rule: its next arrival one interval after its last due,
+     * and its release side's next slot at most one interval of the rule from now.
+     */
+    private void updateSchedule(byte[] recordKey, Retiming retiming, long nowNanos) {
+        KeyEntry slot = keyStates.entry(recordKey);
+        KeyState state = slot.state();
+        long tat = Math.min(state.tatNanos(), retiming.tat());
+        long releaseTat = Math.min(state.releaseTatNanos(),
+                LeakyBucket.saturatedAdd(nowNanos, retiming.rule.intervalNanos(1)));
+        if (tat != state.tatNanos() || releaseTat != state.releaseTatNanos()) {
+            slot.update(new KeyState(tat, state.queuedRecords(), state.queuedUnits(), state.queuedBytes(),
+                    releaseTat));
+        }
     }
 
     /**

@@ -54,4 +54,21 @@ class ShadowReportsTest {
         assertThat(header(report, ShaperHeaders.SHADOW_DECISION)).isEqualTo("queue");
         assertThat(report.timestamp()).isEqualTo(NOW);
     }
+
+    @Test
+    void shouldKeepOnlyTheDecisionForATopicThatTakesLessThanItsDetail() {
+        ShadowReports tiny = new ShadowReports("shadow-sink", SizeLimit.topic("shadow", 300), TimestampWindow.ANY,
+                ShaperMetrics.inMemory());
+        RecordHeaders headers = decision();
+        headers.add(ShaperHeaders.DETAIL, "x".repeat(1_000).getBytes(StandardCharsets.UTF_8));
+        Record<byte[], byte[]> record = new Record<>(new byte[10], null, NOW);
+
+        Record<byte[], byte[]> report = tiny.report(record, headers, Optional.empty(), NOW);
+
+        assertThat(report.key()).isNull();
+        assertThat(header(report, ShaperHeaders.DETAIL)).isNull();
+        assertThat(header(report, ShaperHeaders.OMITTED)).isEqualTo("key,detail,source");
+        assertThat(header(report, ShaperHeaders.SHADOW_DECISION)).isEqualTo("queue");
+        assertThat(dev.shaper.internals.limits.RecordSize.of(null, null, report.headers())).isLessThanOrEqualTo(300);
+    }
 }

@@ -54,4 +54,14 @@ class VirtualClockTest {
         // The unbounded peek would have shown 10,150 ms, 140 ms beyond the tick after it
         assertThat(new VirtualClock(200, null, 10_000).peek(10_150)).isEqualTo(10_150 * MS);
     }
+
+    @Test
+    void shouldNeverAdvanceToATimeBeforeOneAnArrivalSawWhenTheStepShrinks() {
+        // An arrival 60 ms after the last tick saw 60 ms with a 100-ms tick; then the tick became 1 ms
+        VirtualClock clock = new VirtualClock(200, null, 10_000);
+        long seen = clock.peek(10_060, 100 * MS);
+
+        assertThat(clock.advance(10_061, MS)).isEqualTo(seen).isEqualTo(10_060 * MS);
+        assertThat(clock.advance(10_062, MS)).isEqualTo(10_061 * MS);
+    }
 }
