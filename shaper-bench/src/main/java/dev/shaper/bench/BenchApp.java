@@ -10,8 +10,8 @@ import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.processor.ReleaseStamp;
 import dev.shaper.internals.rules.RuleBook;
+import dev.shaper.internals.rules.RulesFile;
 import dev.shaper.internals.wiring.TopologyWiring;
-import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -224,7 +224,7 @@ enum BenchApp {
      * @param capacity  the instance's pool of the total rate, or null for one made from the settings
      */
     Topology topology(ShaperConfig config, int partitions, AdmissionController admission, CapacityPool capacity) {
-        RuleBook rules = new RuleBook(config.defaultShapingRule(), config.defaultAdmission(), List.of());
+        RuleBook rules = RulesFile.forConfig(config); // the defaults, in shadow under shaper.mode=shadow
         return TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions, admission,
                 ShaperMetrics.inMemory(), TopicLimits.assumed(config.producerMaxRequestSize()), capacity,
                 new TaskBacklogs()));
