@@ -29,8 +29,9 @@ import org.testcontainers.kafka.KafkaContainer;
  * <p>{@link #startEmbedded()} always runs the broker in this JVM: that one can be stopped and started again on
  * the same port with its logs kept ({@link #stopBroker()}, {@link #startBroker(String...)}), as a broker restart.
  *
- * <p>{@link #startEmbeddedSecured(TestCertificates)} runs it in this JVM with a second listener as a production
- * cluster has one: SASL_SSL with SCRAM-SHA-512, and an authorizer that denies what no ACL allows. Its users are
+ * <p>{@link #startEmbeddedSecured(TestCertificates)} runs it in this JVM with listeners as a production cluster has
+ * them: SASL_SSL with SCRAM-SHA-512, mutual TLS (a client certificate signed by the CA), and an authorizer that
+ * denies what no ACL allows. Its users are
  * made with {@link #createScramUser}; the tests' own clients ({@link #admin()}) keep the plain-text listener, whose
  * anonymous user is a super user.
  */
@@ -44,6 +45,8 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** The name of the SASL_SSL listener of {@link #startEmbeddedSecured}. */
     private static final String SECURED_LISTENER = "SECURED";
+    /** The name of the mutual-TLS listener of {@link #startEmbeddedSecured}. */
+    private static final String MUTUAL_TLS_LISTENER = "MTLS";
     /** The SASL mechanism of the SASL_SSL listener. */
     public static final String SCRAM_MECHANISM = "SCRAM-SHA-512";
 
@@ -99,12 +102,22 @@ public final class KafkaBroker implements AutoCloseable {
      */
     public static KafkaBroker startEmbeddedSecured(TestCertificates certificates) {
         String listener = "listener.name." + SECURED_LISTENER.toLowerCase(java.util.Locale.ROOT) + ".";
+        String mutual = "listener.name." + MUTUAL_TLS_LISTENER.toLowerCase(java.util.Locale.ROOT) + ".";
         try {
             KafkaClusterTestKit cluster = embeddedBuilder()
                     .setConfigProp("listeners", "EXTERNAL://localhost:0,CONTROLLER://localhost:0,"
-                            + SECURED_LISTENER + "://localhost:0")
+                            + SECURED_LISTENER + "://localhost:0," + MUTUAL_TLS_LISTENER + "://localhost:0")
                     .setConfigProp("listener.security.protocol.map", "EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT,"
-                            + SECURED_LISTENER + ":SASL_SSL")
+                            + SECURED_LISTENER + ":SASL_SSL," + MUTUAL_TLS_LISTENER + ":SSL")
+                    // Mutual TLS: a client must show a certificate signed by the CA; its DN is its principal
+                    .setConfigProp(mutual + "ssl.client.auth", "required")
+                    .setConfigProp(mutual + "ssl.keystore.location", certificates.keyStore().toString())
+                    .setConfigProp(mutual + "ssl.keystore.type", "PKCS12")
+                    .setConfigProp(mutual + "ssl.keystore.password", certificates.storePassword())
+                    .setConfigProp(mutual + "ssl.key.password", certificates.storePassword())
+                    .setConfigProp(mutual + "ssl.truststore.location", certificates.trustStore().toString())
+                    .setConfigProp(mutual + "ssl.truststore.type", "PKCS12")
+                    .setConfigProp(mutual + "ssl.truststore.password", certificates.storePassword())
                     .setConfigProp(listener + "sasl.enabled.mechanisms", SCRAM_MECHANISM)
                     .setConfigProp(listener + SCRAM_MECHANISM.toLowerCase(java.util.Locale.ROOT) + ".sasl.jaas.config",
                             "org.apache.kafka.common.security.scram.ScramLoginModule required;")
@@ -121,8 +134,9 @@ public final class KafkaBroker implements AutoCloseable {
             cluster.startup();
             cluster.waitForReadyBrokers();
             KafkaBroker broker = new KafkaBroker(cluster, cluster.bootstrapServers(), cluster, certificates);
-            LOG.info("Kafka broker: in-JVM KRaft at {}, SASL_SSL ({}) at {}", cluster.bootstrapServers(),
-                    SCRAM_MECHANISM, broker.securedBootstrapServers());
+            LOG.info("Kafka broker: in-JVM KRaft at {}, SASL_SSL ({}) at {}, mutual TLS at {}",
+                    cluster.bootstrapServers(), SCRAM_MECHANISM, broker.securedBootstrapServers(),
+                    broker.mutualTlsBootstrapServers());
             return broker;
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the in-JVM Kafka broker with a SASL_SSL listener", e);
@@ -146,6 +160,36 @@ public final class KafkaBroker implements AutoCloseable {
         }
         return "localhost:" + embeddedBroker().boundPort(new org.apache.kafka.common.network.ListenerName(
                 SECURED_LISTENER));
+    }
+
+    /** {@code localhost:<port>} of the mutual-TLS listener of a broker from {@link #startEmbeddedSecured}. */
+    public String mutualTlsBootstrapServers() {
+        if (certificates == null) {
+            throw new IllegalStateException("only a broker from startEmbeddedSecured() has a mutual-TLS listener");
+        }
+        return "localhost:" + embeddedBroker().boundPort(new org.apache.kafka.common.network.ListenerName(
+                MUTUAL_TLS_LISTENER));
+    }
+
+    /**
+     * The settings a client needs on the mutual-TLS listener with the client certificate of the certificates
+     * ({@link TestCertificates#clientKeyStore()}, principal {@code User:CN=shaper}): {@code security.protocol=SSL},
+     * its key store and the trust store of the CA. Bootstrap servers not included.
+     */
+    public Map<String, String> mutualTlsClientSettings() {
+        if (certificates == null) {
+            throw new IllegalStateException("only a broker from startEmbeddedSecured() has a mutual-TLS listener");
+        }
+        Map<String, String> settings = new HashMap<>();
+        settings.put("security.protocol", "SSL");
+        settings.put("ssl.keystore.location", certificates.clientKeyStore().toString());
+        settings.put("ssl.keystore.type", "PKCS12");
+        settings.put("ssl.keystore.password", certificates.storePassword());
+        settings.put("ssl.key.password", certificates.storePassword());
+        settings.put("ssl.truststore.location", certificates.trustStore().toString());
+        settings.put("ssl.truststore.type", "PKCS12");
+        settings.put("ssl.truststore.password", certificates.storePassword());
+        return settings;
     }
 
     /**

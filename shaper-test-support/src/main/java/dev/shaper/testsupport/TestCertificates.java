@@ -35,6 +35,9 @@ import javax.net.ssl.TrustManagerFactory;
  */
 public final class TestCertificates {
 
+    /** The distinguished name of the client certificate ({@link #clientKeyStore()}). */
+    public static final String CLIENT_DN = "CN=shaper";
+
     private static final Duration KEYTOOL_TIMEOUT = Duration.ofSeconds(60);
 
     private final Path dir;
@@ -79,6 +82,14 @@ public final class TestCertificates {
     }
 
     /** PKCS12: the CA's certificate as a trusted entry, protected by {@link #storePassword()}. */
+    /**
+     * A PKCS12 key store (password {@link #storePassword()}) with a client's key and its certificate, signed by the
+     * CA, for mutual TLS; its distinguished name is {@link #CLIENT_DN}.
+     */
+    public Path clientKeyStore() {
+        return dir.resolve("client.p12");
+    }
+
     public Path trustStore() {
         return dir.resolve("truststore.p12");
     }
@@ -129,8 +140,24 @@ public final class TestCertificates {
                 "-keystore", keyStore().toString(), "-storepass", storePassword);
         keytool("-importcert", "-noprompt", "-alias", "ca", "-file", caPem().toString(),
                 "-keystore", trustStore().toString(), "-storetype", "PKCS12", "-storepass", storePassword);
+        // A client's key and certificate (CN=shaper), for mutual TLS: its principal is User:CN=shaper.
+        Path clientRequest = dir.resolve("client.csr");
+        Path clientCert = dir.resolve("client-cert.pem");
+        keytool("-genkeypair", "-alias", "client", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2",
+                "-dname", CLIENT_DN, "-keystore", clientKeyStore().toString(), "-storetype", "PKCS12",
+                "-storepass", storePassword);
+        keytool("-certreq", "-alias", "client", "-keystore", clientKeyStore().toString(), "-storepass", storePassword,
+                "-file", clientRequest.toString());
+        keytool("-gencert", "-rfc", "-alias", "ca", "-keystore", caStore.toString(), "-storepass", storePassword,
+                "-infile", clientRequest.toString(), "-outfile", clientCert.toString(), "-validity", "2",
+                "-ext", "ku:c=digitalSignature,keyEncipherment", "-ext", "eku=clientAuth");
+        keytool("-importcert", "-noprompt", "-alias", "ca", "-file", caPem().toString(),
+                "-keystore", clientKeyStore().toString(), "-storepass", storePassword);
+        keytool("-importcert", "-alias", "client", "-file", clientCert.toString(),
+                "-keystore", clientKeyStore().toString(), "-storepass", storePassword);
         writeServerKey();
         Files.delete(request);
+        Files.delete(clientRequest);
         Files.delete(caStore); // the CA's key: nothing else is ever signed with it
         checkChain();
     }
