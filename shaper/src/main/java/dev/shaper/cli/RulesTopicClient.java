@@ -1,6 +1,7 @@
 package dev.shaper.cli;
 
 import dev.shaper.ShaperConfig;
+import dev.shaper.internals.admission.AdmissionAlgorithm;
 import dev.shaper.internals.rules.RuleRecord;
 import dev.shaper.internals.rules.RulesTopicLog;
 import dev.shaper.internals.shaping.ShapingRule;
@@ -37,14 +38,32 @@ final class RulesTopicClient {
         this.options = options;
     }
 
-    /** Checks a rule record as the shaper will, before anything is published. */
+    /**
+     * Checks a rule record as the shaper will, before anything is published: under the token bucket and, for a rule
+     * with admission limits but no {@code admission.algorithm}, under a window too, since that is the algorithm of a
+     * shaper whose {@code shaper.admission.algorithm} is a window, which would refuse the rule (a burst, a rate
+     * below 1).
+     */
     static RuleRecord.Change check(String id, String value) {
+        byte[] key = id.getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = value == null ? null : value.getBytes(StandardCharsets.UTF_8);
+        RuleRecord.Change change;
         try {
-            return RuleRecord.parse(id.getBytes(StandardCharsets.UTF_8),
-                    value == null ? null : value.getBytes(StandardCharsets.UTF_8), DEFAULTS, null);
+            change = RuleRecord.parse(key, bytes, DEFAULTS, null, AdmissionAlgorithm.TOKEN_BUCKET);
         } catch (RuleRecord.InvalidRuleException e) {
             throw new CommandFailure(RulesCommand.EXIT_USAGE, "not published: " + e.getMessage());
         }
+        if (change instanceof RuleRecord.Put put && put.rule().admission() != null
+                && !put.fields().has("admission.algorithm")) {
+            try {
+                RuleRecord.parse(key, bytes, DEFAULTS, null, AdmissionAlgorithm.FIXED_WINDOW);
+            } catch (RuleRecord.InvalidRuleException e) {
+                throw new CommandFailure(RulesCommand.EXIT_USAGE, "not published: a shaper whose"
+                        + " shaper.admission.algorithm is a window would refuse it: " + e.getMessage() + "; name its"
+                        + " \"admission.algorithm\": \"token-bucket\" so that every shaper reads it alike");
+            }
+        }
+        return change;
     }
 
     /** What the topic holds now, read from its beginning to its end. */

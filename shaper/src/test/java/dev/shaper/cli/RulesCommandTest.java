@@ -79,6 +79,22 @@ class RulesCommandTest {
     }
 
     @Test
+    void shouldRefuseARuleThatAShaperWithAWindowDefaultWouldRefuseUnlessItNamesItsAlgorithm() {
+        // A burst is a token bucket's: a shaper whose shaper.admission.algorithm is a window refuses it
+        assertThat(run("put", "vip", "{\"exact\": \"a\", \"admission.rate\": 10, \"admission.burst\": 20}",
+                "--bootstrap-servers", NO_BROKER)).isEqualTo(RulesCommand.EXIT_USAGE);
+        assertThat(err()).contains("a shaper whose shaper.admission.algorithm is a window would refuse it",
+                "admission.burst is set", "name its \"admission.algorithm\": \"token-bucket\"");
+
+        // Named, or valid under every algorithm, it is checked and only then the broker is reached
+        assertThat(run("put", "vip", "{\"exact\": \"a\", \"admission.rate\": 10, \"admission.burst\": 20,"
+                + " \"admission.algorithm\": \"token-bucket\"}", "--bootstrap-servers", NO_BROKER, "--timeout-ms",
+                "300")).isEqualTo(RulesCommand.EXIT_KAFKA);
+        assertThat(run("put", "vip", "{\"exact\": \"a\", \"admission.rate\": 10}", "--bootstrap-servers", NO_BROKER,
+                "--timeout-ms", "300")).isEqualTo(RulesCommand.EXIT_KAFKA);
+    }
+
+    @Test
     void shouldNameTheMissingBootstrapServers() {
         assertThat(run("put", "vip", "{\"exact\": \"a\"}")).isEqualTo(RulesCommand.EXIT_USAGE);
         assertThat(err()).contains("missing --bootstrap-servers (or STREAMS_BOOTSTRAP_SERVERS)");
