@@ -228,6 +228,11 @@ public final class ShaperApplication {
                         config.rulesTopic(), fileRules, liveRules);
                 startReading(rulesReader, config);
                 metrics.bindRulesTopic(rulesReader);
+                // The topic's rules may be faster than the file's: the idle stream thread must wake for their ticks
+                Long pollMs = config.defaultPollMs(new RuleBook(liveRules).fastestRate());
+                if (pollMs != null) {
+                    streamsProps.put(StreamsConfig.POLL_MS_CONFIG, Long.toString(pollMs));
+                }
             }
             RuleBook rules = new RuleBook(liveRules);
             if (config.allInShadow()) {

@@ -588,9 +588,9 @@ public final class ShaperConfig extends AbstractConfig {
     }
 
     /**
-     * The default {@code poll.ms}: half the release tick of the fastest rule (see {@link ReleasePace#tickMs}), at
-     * least 1 and at most 10 ms, so that an idle stream thread wakes up for each tick. (A rule the rules topic adds
-     * later does not change it: set {@code poll.ms} for rates the rules file does not name.)
+     * The default {@code poll.ms}: half the release tick of the fastest rule of the rules file (see
+     * {@link ReleasePace#tickMs}), at least 1 and at most 10 ms, so that an idle stream thread wakes up for each tick.
+     * With a rules topic the start sets it again for the topic's rules as well ({@link #defaultPollMs(double)}).
      */
     private long pollMs() {
         double fastest;
@@ -600,7 +600,20 @@ public final class ShaperConfig extends AbstractConfig {
             // Not here: the start reads the rules file itself and names what is wrong with it.
             fastest = defaultShapingRule().ratePerSecond();
         }
-        return Math.max(1, Math.min(10, ReleasePace.tickMs(fastest, tickMs()) / 2));
+        return pollMsFor(fastest);
+    }
+
+    private long pollMsFor(double fastestRate) {
+        return Math.max(1, Math.min(10, ReleasePace.tickMs(fastestRate, tickMs()) / 2));
+    }
+
+    /**
+     * The default {@code poll.ms} for rules whose fastest rate is {@code fastestRate}, or null when the settings set
+     * {@code poll.ms} themselves: the start calls it once it has read the rules topic, whose rules may be faster
+     * than the rules file's. (A rule the topic adds after the start does not change it.)
+     */
+    public Long defaultPollMs(double fastestRate) {
+        return streamsSettings.containsKey(StreamsConfig.POLL_MS_CONFIG) ? null : pollMsFor(fastestRate);
     }
 
     /**

@@ -101,6 +101,17 @@ class ShaperConfigTest {
     }
 
     @Test
+    void shouldGiveTheDefaultPollMsForTheFastestRuleUnlessTheSettingsSetIt() {
+        ShaperConfig defaults = new ShaperConfig(Map.of("bootstrap.servers", "b:9092", "application.id", "a"));
+        assertThat(defaults.defaultPollMs(100)).isEqualTo(2); // a 5-ms tick at 100/s
+        assertThat(defaults.defaultPollMs(1_000)).isEqualTo(1);
+        assertThat(defaults.defaultPollMs(1)).isEqualTo(10);
+        ShaperConfig set = new ShaperConfig(Map.of("bootstrap.servers", "b:9092", "application.id", "a",
+                "poll.ms", "7"));
+        assertThat(set.defaultPollMs(1_000)).isNull();
+    }
+
+    @Test
     void shouldRefuseABadModeAndAShadowTopicThatIsAnotherOfTheShapersTopics() {
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.MODE_CONFIG, "dry-run")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("shaper.mode")
