@@ -252,8 +252,8 @@ public final class ShaperConfig extends AbstractConfig {
             + " bound drops its own least recently used ones. Larger values save RocksDB reads for many active"
             + " keys. States changed since the last commit cannot be dropped before it is written, so they may take"
             + " the count over the bound by at most the bound again (a task writes its changes ahead of the commit"
-            + " once they exceed its share of the bound). Each state takes about 200 to 330 bytes of heap with keys"
-            + " of 16 to 36 bytes: the default about 20 to 33 MB, at most twice that with changes pending.";
+            + " once they exceed its share of the bound). Each state takes about 220 to 380 bytes of heap with keys"
+            + " of 16 to 36 bytes: the default about 22 to 38 MB, at most twice that with changes pending.";
 
     /** Default admission rate. */
     public static final String ADMISSION_RATE_CONFIG = "shaper.admission.rate";
