@@ -7,6 +7,8 @@ import java.util.List;
  * instances, see {@link AdmissionRule#share}): on its own when no Redis is configured, and as the fallback while
  * Redis cannot be used, so that the global limit roughly holds through an outage. A single token bucket keeps its
  * {@link LocalTokenBuckets}; every other policy (several limits, windows) its {@link LocalLimits}, every limit kept.
+ * A key whose policy moves between one token bucket and several keeps the balance of the bucket they share (the
+ * first), rather than starting full: a rule changed live must not grant a fresh burst.
  */
 final class LocalBackend implements AdmissionBackend {
 
@@ -21,13 +23,29 @@ final class LocalBackend implements AdmissionBackend {
     @Override
     public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyAdmission perKey,
                                    long nowNanos) {
-        return buckets.tryTake(admissionKey, rule, share(rule, cost), cost, nowNanos);
+        AdmissionRule share = share(rule, cost);
+        if (limits.size() > 0 && !buckets.has(admissionKey)) {
+            // The key's policy was several token buckets until now: the first one's balance carries over
+            Double tokens = limits.removeFirstBucket(admissionKey, nowNanos);
+            if (tokens != null) {
+                buckets.seed(admissionKey, rule, share, tokens, nowNanos);
+            }
+        }
+        return buckets.tryTake(admissionKey, rule, share, cost, nowNanos);
     }
 
     @Override
     public AdmissionDecision admit(byte[] admissionKey, AdmissionPolicy policy, long cost, KeyAdmission perKey,
                                    long nowNanos) {
-        return limits.tryTake(admissionKey, policy, share(policy, cost), cost, nowNanos);
+        AdmissionPolicy share = share(policy, cost);
+        if (!policy.algorithm().isWindow() && buckets.size() > 0 && !limits.has(admissionKey)) {
+            // The key's policy was one token bucket until now: its balance carries over to the first limit
+            Double tokens = buckets.remove(admissionKey, nowNanos);
+            if (tokens != null) {
+                limits.seedFirstBucket(admissionKey, policy, share, tokens, nowNanos);
+            }
+        }
+        return limits.tryTake(admissionKey, policy, share, cost, nowNanos);
     }
 
     /**

@@ -63,6 +63,41 @@ final class LocalLimits {
         }
     }
 
+    /** Whether {@code key} has a state (a key without one starts unused). */
+    boolean has(byte[] key) {
+        return states.containsKey(Bytes.wrap(key));
+    }
+
+    /**
+     * Removes the state of {@code key} and returns what its first limit has left now, at its share, if that limit is
+     * a token bucket; null otherwise (no state, or windows). For a key whose policy moved to one token bucket.
+     */
+    Double removeFirstBucket(byte[] key, long nowNanos) {
+        Entry entry = states.remove(Bytes.wrap(key));
+        if (entry == null) {
+            return null;
+        }
+        synchronized (entry) {
+            return entry.share.algorithm().isWindow() ? null : entry.states.left(entry.share, nowNanos)[0];
+        }
+    }
+
+    /**
+     * Gives {@code key} a state whose first limit, a token bucket, holds {@code tokens} (at the share), the others
+     * full: the balance of the one bucket the key had before its policy moved to several limits.
+     */
+    void seedFirstBucket(byte[] key, AdmissionPolicy shared, AdmissionPolicy share, double tokens, long nowNanos) {
+        double[] left = new double[share.size()];
+        for (int i = 0; i < left.length; i++) {
+            left[i] = i == 0 ? Math.min(tokens, share.limit(0).burst()) : share.limit(i).burst();
+        }
+        Entry entry = entry(key, shared, share, nowNanos);
+        synchronized (entry) {
+            entry.states.adopt(share, new SharedState(true, left, new long[left.length], null, null, null), 1, 0,
+                    nowNanos);
+        }
+    }
+
     /** True if {@code known} says nothing more than a fresh state would. */
     private static boolean isUnused(AdmissionPolicy shared, SharedState known) {
         for (int i = 0; i < known.size(); i++) {

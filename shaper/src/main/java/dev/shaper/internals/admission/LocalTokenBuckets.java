@@ -71,6 +71,25 @@ final class LocalTokenBuckets {
         }
     }
 
+    /** Whether {@code key} has a bucket (a key without one starts full). */
+    boolean has(byte[] key) {
+        return buckets.containsKey(Bytes.wrap(key));
+    }
+
+    /**
+     * Removes the bucket of {@code key} and returns its balance now, at its share; null if the key has none. For a key
+     * whose policy moved to several limits: its first limit takes the balance over (see {@link LocalBackend}).
+     */
+    Double remove(byte[] key, long nowNanos) {
+        Entry entry = buckets.remove(Bytes.wrap(key));
+        if (entry == null) {
+            return null;
+        }
+        synchronized (entry) {
+            return entry.bucket.tokens(entry.share, nowNanos);
+        }
+    }
+
     /** The buckets that are not full now: the keys whose balance says more than "unused". */
     List<Balance> notFull(long nowNanos) {
         List<Balance> balances = new ArrayList<>();
