@@ -54,7 +54,7 @@ final class RulesTopicClient {
             throw new CommandFailure(RulesCommand.EXIT_USAGE, "not published: " + e.getMessage());
         }
         if (change instanceof RuleRecord.Put put && put.rule().admission() != null
-                && !put.fields().has("admission.algorithm")) {
+                && !put.fields().hasNonNull("admission.algorithm")) {
             try {
                 RuleRecord.parse(key, bytes, DEFAULTS, null, AdmissionAlgorithm.FIXED_WINDOW);
             } catch (RuleRecord.InvalidRuleException e) {

@@ -28,7 +28,7 @@ final class LocalBackend implements AdmissionBackend {
             // The key's policy was several token buckets until now: the first one's balance carries over
             Double tokens = limits.removeFirstBucket(admissionKey, nowNanos);
             if (tokens != null) {
-                buckets.seed(admissionKey, rule, share, tokens, nowNanos);
+                buckets.carry(admissionKey, rule, share, tokens, nowNanos);
             }
         }
         return buckets.tryTake(admissionKey, rule, share, cost, nowNanos);

@@ -90,6 +90,19 @@ final class LocalTokenBuckets {
         }
     }
 
+    /**
+     * Gives {@code key} a bucket holding {@code tokens} (at {@code share}), whatever the number of buckets: the balance
+     * a key carries over from its state under several limits (see {@link LocalBackend}), not a balance from Redis.
+     */
+    void carry(byte[] key, AdmissionRule shared, AdmissionRule share, double tokens, long nowNanos) {
+        Entry entry = entry(key, shared, share, nowNanos);
+        synchronized (entry) {
+            entry.share = share;
+            entry.shared = shared;
+            entry.bucket.reset(Math.min(tokens, share.burst()), nowNanos);
+        }
+    }
+
     /** The buckets that are not full now: the keys whose balance says more than "unused". */
     List<Balance> notFull(long nowNanos) {
         List<Balance> balances = new ArrayList<>();

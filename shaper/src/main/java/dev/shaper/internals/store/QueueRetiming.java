@@ -55,8 +55,13 @@ final class QueueRetiming {
 
         /** The first pass: the key's next record, due at {@code due}. */
         void read(long due, long cost) {
-            if (lastDue > nowNanos && due - lastDue > rule.intervalNanos(lastCost) + SPACING_TOLERANCE_NANOS) {
-                slower = true;
+            if (lastDue > nowNanos) {
+                slower |= due - lastDue > rule.intervalNanos(lastCost) + SPACING_TOLERANCE_NANOS;
+            } else if (due > nowNanos) {
+                // The first not yet due: by its rule it would be at most an interval from now (after the record
+                // before it, due or gone; the cost of one gone is not known here, so its own stands in)
+                slower |= due - nowNanos > rule.intervalNanos(lastDue == Long.MIN_VALUE ? cost : lastCost)
+                        + SPACING_TOLERANCE_NANOS;
             }
             lastDue = due;
             lastCost = cost;
@@ -153,12 +158,15 @@ final class QueueRetiming {
                 long due = retiming.next(entry.dueNanos(), QueuedRecord.costOf(entry.value()));
                 queue.schedule.putHeld(recordKey, due, entry.value());
             }
-            updateSchedule(recordKey, retiming);
         }
-        // All taken out and put back before anything may reach the store
-        if (queue.schedule.writeIfFull()) {
-            keyStates.flushCache(); // as in enqueue: the states go with records written ahead of the commit
+        // All taken out and put back; the moved queues reach the store before the keys' lowered schedules may (a key
+        // state can be written ahead of the commit): restored without its queue, a lowered schedule would put the
+        // key's next arrival ahead of its old dues. Then the states go with them, as when records are written early.
+        queue.schedule.flushCache();
+        for (Map.Entry<Bytes, Retiming> key : moving.entrySet()) {
+            updateSchedule(key.getKey().get(), key.getValue());
         }
+        keyStates.flushCache();
         return done;
     }
 

@@ -362,9 +362,9 @@ public final class ScheduleStore extends WriteBehindStore {
     }
 
     /**
-     * One write batch for everything since the last commit: tombstones of the segments released completely,
-     * each segment released in part written again as what remains of it, and each run's remaining records as
-     * a new segment. A removal is a null value, which RocksDB applies as a delete without reading the old
+     * One write batch for everything since the last commit: each segment released in part written again as what
+     * remains of it, each run's remaining records as a new segment, then the tombstones of the segments released
+     * completely or rewritten. A removal is a null value, which RocksDB applies as a delete without reading the old
      * value first (as a single {@code delete} would) and the changelog logs as a tombstone.
      */
     @Override
@@ -376,10 +376,9 @@ public final class ScheduleStore extends WriteBehindStore {
             discardOwnBuffer(); // the runs' tails may still be known
             return;
         }
-        List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(removed.size() + 2 * cursors.size() + runs.size());
-        for (Bytes key : removed) {
-            batch.add(KeyValue.pair(key, null));
-        }
+        List<Bytes> deletes = new ArrayList<>(removed.size() + cursors.size());
+        List<KeyValue<Bytes, byte[]>> writes = new ArrayList<>(cursors.size() + runs.size());
+        deletes.addAll(removed);
         for (Map.Entry<Bytes, Integer> cursor : cursors.entrySet()) {
             if (cursor.getValue() > ScheduleSegment.FIRST) {
                 Bytes segmentKey = cursor.getKey();
@@ -387,14 +386,32 @@ public final class ScheduleStore extends WriteBehindStore {
                 int position = cursor.getValue();
                 Bytes restKey = ScheduleKeys.of(ScheduleSegment.dueAt(segment, position),
                         ScheduleKeys.recordKey(segmentKey));
-                batch.add(KeyValue.pair(segmentKey, null));
-                batch.add(KeyValue.pair(restKey, ScheduleSegment.rest(segment, position)));
+                deletes.add(segmentKey);
+                writes.add(KeyValue.pair(restKey, ScheduleSegment.rest(segment, position)));
             }
         }
         for (BufferedRun run : runs.values()) {
             Bytes firstRemaining = run.head() == 0 ? run.position()
                     : ScheduleKeys.of(run.dueAt(run.head()), run.recordKey());
-            batch.add(KeyValue.pair(firstRemaining, run.encode()));
+            writes.add(KeyValue.pair(firstRemaining, run.encode()));
+        }
+        // The writes first, then the tombstones: a changelog cut short (at-least-once, a crash during the send) then
+        // restores records twice rather than not at all. A key both deleted and written (a segment written again
+        // under its own key) keeps its tombstone before its write.
+        Set<Bytes> deleted = new HashSet<>(deletes);
+        List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(deletes.size() + writes.size());
+        for (KeyValue<Bytes, byte[]> write : writes) {
+            if (!deleted.contains(write.key)) {
+                batch.add(write);
+            }
+        }
+        for (Bytes key : deletes) {
+            batch.add(KeyValue.pair(key, null));
+        }
+        for (KeyValue<Bytes, byte[]> write : writes) {
+            if (deleted.contains(write.key)) {
+                batch.add(write);
+            }
         }
         table.putAll(batch);
         discardOwnBuffer(); // the next scan opens what it needs again; its start lies before all of it

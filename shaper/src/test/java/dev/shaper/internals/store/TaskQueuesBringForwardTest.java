@@ -162,6 +162,17 @@ class TaskQueuesBringForwardTest {
     }
 
     @Test
+    void shouldBringALoneRecordFarOutForwardButLeaveOneWithinItsRulesInterval() {
+        queue("far", 1, 9 * SECOND); // its slot at a slow rate, 9 s out
+        queue("near", 1, SECOND); // one interval of its rule (1/s) out, as a key on schedule is
+        rules.put("far", TEN_PER_SECOND);
+
+        queues.bringForward(0, this::ruleOf, 1_000);
+
+        assertThat(queued()).containsExactlyInAnyOrder("far-0@0", "near-0@1000");
+    }
+
+    @Test
     void shouldCountTheWaitingKeysAtTheirRulesInForce() {
         queue("a", 3);
         assertThat(queues.fastestWaitingRate()).isEqualTo(1.0);
