@@ -57,18 +57,10 @@ final class LocalTokenBuckets {
      * with every key seen. A key left out starts from a full share if Redis fails, as before the carry-over.
      */
     void seed(byte[] key, AdmissionRule shared, AdmissionRule share, double tokens, long nowNanos) {
-        Entry entry = buckets.get(Bytes.wrap(key));
-        if (entry == null) {
-            if (tokens >= share.burst() || buckets.size() >= MAX_SEEDED_KEYS) {
-                return;
-            }
-            entry = entry(key, shared, share, nowNanos);
+        if (!has(key) && (tokens >= share.burst() || buckets.size() >= MAX_SEEDED_KEYS)) {
+            return;
         }
-        synchronized (entry) {
-            entry.share = share;
-            entry.shared = shared;
-            entry.bucket.reset(Math.min(tokens, share.burst()), nowNanos);
-        }
+        carry(key, shared, share, tokens, nowNanos);
     }
 
     /** Whether {@code key} has a bucket (a key without one starts full). */

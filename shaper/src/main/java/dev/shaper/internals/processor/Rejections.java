@@ -49,10 +49,36 @@ final class Rejections {
     /** Sends the rejected form of {@code record} to the rejected topic, from {@code context}'s processor. */
     void forward(ProcessorContext<byte[], byte[]> context, Record<byte[], byte[]> record, RejectReason reason,
                  long retryAfterMs, String detail) {
-        // A punctuation's context has metadata without a source (no topic, offset -1): none to name then.
-        Optional<RecordMetadata> source = context.recordMetadata().filter(m -> m.topic() != null && m.offset() >= 0);
-        context.forward(reject(record, reason, retryAfterMs, detail, source, context.currentSystemTimeMs()),
-                rejectedChild);
+        context.forward(reject(record, reason, retryAfterMs, detail, sourceOf(context),
+                context.currentSystemTimeMs()), rejectedChild);
+    }
+
+    /** Where the record {@code context} processes was read; none in a punctuation (no topic, offset -1). */
+    static Optional<RecordMetadata> sourceOf(ProcessorContext<?, ?> context) {
+        return context.recordMetadata().filter(m -> m.topic() != null && m.offset() >= 0);
+    }
+
+    /** {@code detail} cut to {@link #MAX_DETAIL_CHARS}: it may quote input of any size. */
+    static String cut(String detail) {
+        return detail.length() <= MAX_DETAIL_CHARS ? detail : detail.substring(0, MAX_DETAIL_CHARS) + "...";
+    }
+
+    /** Sets why a record is (or would be) rejected: its reason, the retry-after where waiting can cure it, the detail. */
+    static void setReason(Headers headers, RejectReason reason, long retryAfterMs, String detail) {
+        HeaderValues.set(headers, ShaperHeaders.REASON, reason.name());
+        if (reason.isRetriable()) {
+            HeaderValues.set(headers, ShaperHeaders.RETRY_AFTER_MS, Long.toString(retryAfterMs));
+        }
+        HeaderValues.set(headers, ShaperHeaders.DETAIL, detail);
+    }
+
+    /** Sets where the record was read from, if known. */
+    static void setSource(Headers headers, Optional<RecordMetadata> source) {
+        source.ifPresent(meta -> {
+            HeaderValues.set(headers, ShaperHeaders.SOURCE_TOPIC, meta.topic());
+            HeaderValues.set(headers, ShaperHeaders.SOURCE_PARTITION, Integer.toString(meta.partition()));
+            HeaderValues.set(headers, ShaperHeaders.SOURCE_OFFSET, Long.toString(meta.offset()));
+        });
     }
 
     /**
@@ -61,8 +87,7 @@ final class Rejections {
      */
     Record<byte[], byte[]> reject(Record<byte[], byte[]> record, RejectReason reason, long retryAfterMs,
                                   String fullDetail, Optional<RecordMetadata> source, long wallNowMs) {
-        String detail = fullDetail.length() <= MAX_DETAIL_CHARS ? fullDetail
-                : fullDetail.substring(0, MAX_DETAIL_CHARS) + "...";
+        String detail = cut(fullDetail);
         if (!times.takes(record.timestamp(), wallNowMs, OutputChecks.SEND_MARGIN_MS)) {
             detail += "; stamped with the time of the rejection, as the rejected topic would refuse the record's own"
                     + " timestamp " + record.timestamp() + " (" + times.source() + ")";
@@ -106,16 +131,8 @@ final class Rejections {
                 headers.add(header);
             }
         }
-        HeaderValues.set(headers, ShaperHeaders.REASON, reason.name());
-        if (reason.isRetriable()) {
-            HeaderValues.set(headers, ShaperHeaders.RETRY_AFTER_MS, Long.toString(retryAfterMs));
-        }
-        HeaderValues.set(headers, ShaperHeaders.DETAIL, detail);
-        source.ifPresent(meta -> {
-            HeaderValues.set(headers, ShaperHeaders.SOURCE_TOPIC, meta.topic());
-            HeaderValues.set(headers, ShaperHeaders.SOURCE_PARTITION, Integer.toString(meta.partition()));
-            HeaderValues.set(headers, ShaperHeaders.SOURCE_OFFSET, Long.toString(meta.offset()));
-        });
+        setReason(headers, reason, retryAfterMs, detail);
+        setSource(headers, source);
         return headers;
     }
 }

@@ -49,13 +49,7 @@ final class ShadowReports {
         }
         Headers headers = new RecordHeaders();
         HeaderValues.set(headers, ShaperHeaders.SHADOW_DECISION, ShaperHeaders.SHADOW_REJECT);
-        HeaderValues.set(headers, ShaperHeaders.REASON, refusal.reason().name());
-        if (refusal.reason().isRetriable()) {
-            HeaderValues.set(headers, ShaperHeaders.RETRY_AFTER_MS, Long.toString(refusal.retryAfterMs()));
-        }
-        String detail = refusal.detail();
-        HeaderValues.set(headers, ShaperHeaders.DETAIL, detail.length() <= Rejections.MAX_DETAIL_CHARS ? detail
-                : detail.substring(0, Rejections.MAX_DETAIL_CHARS) + "...");
+        Rejections.setReason(headers, refusal.reason(), refusal.retryAfterMs(), Rejections.cut(refusal.detail()));
         send(context, record, headers);
     }
 
@@ -72,18 +66,18 @@ final class ShadowReports {
     }
 
     private void send(ProcessorContext<byte[], byte[]> context, Record<byte[], byte[]> record, Headers headers) {
-        context.forward(report(record, headers, context.recordMetadata(), context.currentSystemTimeMs()),
+        context.forward(report(record, headers, Rejections.sourceOf(context), context.currentSystemTimeMs()),
                 shadowChild);
     }
 
-    /** The report of {@code record} with the decision's {@code headers}, cut down until it fits the shadow topic. */
+    /**
+     * The report of {@code record} with the decision's {@code headers}, cut down until it fits the shadow topic.
+     *
+     * @param source where the record was read (see {@link Rejections#sourceOf})
+     */
     Record<byte[], byte[]> report(Record<byte[], byte[]> record, Headers headers, Optional<RecordMetadata> source,
                                   long wallNowMs) {
-        source.filter(m -> m.topic() != null && m.offset() >= 0).ifPresent(meta -> {
-            HeaderValues.set(headers, ShaperHeaders.SOURCE_TOPIC, meta.topic());
-            HeaderValues.set(headers, ShaperHeaders.SOURCE_PARTITION, Integer.toString(meta.partition()));
-            HeaderValues.set(headers, ShaperHeaders.SOURCE_OFFSET, Long.toString(meta.offset()));
-        });
+        Rejections.setSource(headers, source);
         long timestamp = times.takes(record.timestamp(), wallNowMs, OutputChecks.SEND_MARGIN_MS)
                 ? record.timestamp() : wallNowMs;
         byte[] key = record.key();

@@ -238,20 +238,20 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                                ShapingRule rule, long now, long wallNow, boolean refusedInShadow) {
         long cost = valid.cost();
         KeyState state = entry.state();
+        KeyState next = state;
         shadowReports.decided();
         if (!refusedInShadow) {
-            KeyState schedule = state.queuedRecords() == 0 ? state : new KeyState(state.tatNanos(), 0, 0, 0);
-            Arrival wouldBe = ShadowBucket.arrive(schedule, rule, now, cost);
+            Arrival wouldBe = ShadowBucket.arrive(state, rule, now, cost);
             if (wouldBe instanceof Arrival.Pass pass) {
-                state = state.queuedRecords() == 0 ? pass.state() : state;
+                next = pass.state();
             } else if (wouldBe instanceof Arrival.Enqueue enqueue) {
                 long waitNanos = enqueue.dueNanos() - now;
                 Refusal unwanted = waitRefused(valid, waitNanos, wallNow);
                 if (unwanted != null) {
                     shadowReports.wouldReject(context, record, unwanted.inShadow());
                 } else {
-                    shadowReports.wouldQueue(context, record, Math.max(1, (waitNanos + 999_999) / 1_000_000));
-                    state = state.queuedRecords() == 0 ? enqueue.state() : state;
+                    shadowReports.wouldQueue(context, record, LeakyBucket.nanosToRetryMs(waitNanos));
+                    next = enqueue.state();
                 }
             } else if (wouldBe instanceof Arrival.Reject refused) {
                 shadowReports.wouldReject(context, record, new Refusal(refused.reason(), refused.retryAfterMs(),
@@ -259,13 +259,14 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             }
         }
         if (state.queuedRecords() > 0) {
+            // Records from before its rule went into shadow still wait: it queues behind them, its state as it was
             enqueue(record, valid, entry, rule, ShadowBucket.behindQueue(state, now, cost), wallNow);
             return;
         }
         // Shadow traffic reaches the database as well: the total rate counts it.
         total.onPass(now, cost);
         capacity.used(cost, rule.priority());
-        queues.pass(entry, state);
+        queues.pass(entry, next);
         forwardAtOnce(record, wallNow);
     }
 
@@ -336,7 +337,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
      * deadline, or it asked to be rejected rather than queued ({@code shaper.on.limit: reject}); null if it waits.
      */
     private static Refusal waitRefused(CheckOutcome.Valid valid, long waitNanos, long wallNow) {
-        long waitMs = Math.max(1, (waitNanos + 999_999) / 1_000_000); // rounded up: no retry sooner than the wait
+        long waitMs = LeakyBucket.nanosToRetryMs(waitNanos); // rounded up: no retry sooner than the wait
         if (wallNow + waitMs > valid.deadlineMs()) {
             return new Refusal(RejectReason.DEADLINE_EXCEEDED, "would be released in " + waitMs + " ms, at "
                     + (wallNow + waitMs) + ", after its deadline " + valid.deadlineMs() + " ("

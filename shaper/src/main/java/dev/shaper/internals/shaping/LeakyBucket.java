@@ -118,7 +118,7 @@ public final class LeakyBucket {
     }
 
     /** Whole milliseconds, rounded up, never below one: a retry sooner than the wait cannot succeed. */
-    static long nanosToRetryMs(long nanos) {
+    public static long nanosToRetryMs(long nanos) {
         return Math.max(1, (nanos + 999_999) / 1_000_000);
     }
 

@@ -18,7 +18,7 @@ public final class ShadowBucket {
      * What the key's bucket would decide for a record of {@code cost} arriving at {@code nowNanos}; a pass or an
      * enqueue carries the key's next state, with nothing queued.
      *
-     * @param state the key's state, with nothing queued
+     * @param state the key's state: only its schedule (theoretical arrival time) is read
      */
     public static Arrival arrive(KeyState state, ShapingRule rule, long nowNanos, long cost) {
         long waiting = wouldBeQueuedUnits(state, rule, nowNanos);
