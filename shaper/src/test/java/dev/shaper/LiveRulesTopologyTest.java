@@ -54,6 +54,14 @@ class LiveRulesTopologyTest {
         live.publish(live.current().withRules(List.of(rules)));
     }
 
+    /** Admission on local buckets (no Redis), started, on the test's clock. */
+    private static AdmissionController localAdmission(AtomicLong nanos) {
+        AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT, Duration.ofMillis(100),
+                Duration.ofSeconds(1), () -> 1, new ManualScheduler(), nanos::get);
+        admission.start();
+        return admission;
+    }
+
     private static void send(ShaperDriver shaper, String key, int count) {
         for (int i = 0; i < count; i++) {
             shaper.send(key, key + "-" + i);
@@ -257,9 +265,7 @@ class LiveRulesTopologyTest {
     @Test
     void shouldKeepAnAdmissionBucketsBalanceAcrossAChangeCappedAtTheNewBurst() {
         AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
-        AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT, Duration.ofMillis(100),
-                Duration.ofSeconds(1), () -> 1, new ManualScheduler(), nanos::get);
-        admission.start();
+        AdmissionController admission = localAdmission(nanos);
         LiveRules rules = LiveRules.updatable(new RuleSet(DEFAULTS, null, List.of(admissionOfK(0.001, 100))));
         try (ShaperDriver shaper = ShaperDriver.start(new HashMap<>(), new RuleBook(rules), admission)) {
             // Given: 30 of the bucket's 100 tokens spent (it refills at a token in 1,000 s: not in this test)
@@ -288,9 +294,7 @@ class LiveRulesTopologyTest {
     @Test
     void shouldRefitSeveralLimitsOfAKeyWhenItsPolicyChangesLive() {
         AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
-        AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT, Duration.ofMillis(100),
-                Duration.ofSeconds(1), () -> 1, new ManualScheduler(), nanos::get);
-        admission.start();
+        AdmissionController admission = localAdmission(nanos);
         AdmissionLimit perHour = new AdmissionLimit(1_000, 3_600_000, 1_000);
         LiveRules rules = LiveRules.updatable(new RuleSet(DEFAULTS, null, List.of(policyOfK(
                 AdmissionAlgorithm.TOKEN_BUCKET, new AdmissionLimit(0.001, 1_000, 100), perHour))));
@@ -322,9 +326,7 @@ class LiveRulesTopologyTest {
     @Test
     void shouldKeepAWindowsCountByItsLengthWhenAPolicyChangesLive() {
         AtomicLong nanos = new AtomicLong(1_000_000_000_000L); // 1,000 s: early in an hour-long window
-        AdmissionController admission = new AdmissionController(null, AdmissionMode.STRICT, Duration.ofMillis(100),
-                Duration.ofSeconds(1), () -> 1, new ManualScheduler(), nanos::get);
-        admission.start();
+        AdmissionController admission = localAdmission(nanos);
         AdmissionLimit perDay = new AdmissionLimit(1_000, 86_400_000, 1_000);
         LiveRules rules = LiveRules.updatable(new RuleSet(DEFAULTS, null, List.of(policyOfK(
                 AdmissionAlgorithm.FIXED_WINDOW, new AdmissionLimit(50, 3_600_000, 50), perDay))));

@@ -11,6 +11,7 @@ import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.ChildShaperSettings;
 import dev.shaper.testsupport.CollectedRecord;
 import dev.shaper.testsupport.CommittedRecordCollector;
+import dev.shaper.testsupport.CommittedRecords;
 import dev.shaper.testsupport.DocumentedAcls;
 import dev.shaper.testsupport.FreePort;
 import dev.shaper.testsupport.Http;
@@ -38,18 +39,13 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -103,7 +99,7 @@ class SecuredDeploymentIT {
     private static final Map<String, String> answers = new LinkedHashMap<>();
     private static List<CollectedRecord> collected;
     /** The reports the shaper wrote to the shadow topic. */
-    private static List<ConsumerRecord<String, byte[]>> shadowReports;
+    private static List<ConsumerRecord<byte[], byte[]>> shadowReports;
     private static int exitCode;
 
     @BeforeAll
@@ -196,7 +192,7 @@ class SecuredDeploymentIT {
             collector.awaitAccountedFor(sent, Duration.ofSeconds(60));
             collected = collector.snapshot();
         }
-        shadowReports = readCommitted(SHADOW, SHADOW_RECORDS - 1);
+        shadowReports = CommittedRecords.read(broker.bootstrapServers(), SHADOW, SHADOW_RECORDS - 1);
         // The admission's batched charges reach Redis within a sync; the capacity's lease and decision are renewed
         // on their own.
         Await.until("the shaper's keys in Redis", Duration.ofSeconds(30), () ->
@@ -209,24 +205,6 @@ class SecuredDeploymentIT {
             answers.put(path, answer(path));
         }
         exitCode = shaper.terminate(Duration.ofSeconds(60));
-    }
-
-    /** The committed records of the one-partition {@code topic}, through the tests' own listener. */
-    private static List<ConsumerRecord<String, byte[]>> readCommitted(String topic, int atLeast) {
-        List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), new StringDeserializer(),
-                new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = List.of(new TopicPartition(topic, 0));
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Await.until(atLeast + " records in " + topic, Duration.ofSeconds(30), () -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-                return records.size() >= atLeast;
-            });
-        }
-        return records;
     }
 
     @AfterAll
@@ -256,7 +234,8 @@ class SecuredDeploymentIT {
         assertThat(collected).hasSize(KEYS * PER_KEY + SHADOW_RECORDS).allMatch(CollectedRecord::isOutput);
         // The rule from the rules topic applied in shadow: the key's records passed, their would-be waits reported
         assertThat(shadowReports).hasSize(SHADOW_RECORDS - 1)
-                .allSatisfy(report -> assertThat(report.key()).isEqualTo(SHADOW_KEY));
+                .allSatisfy(report -> assertThat(new String(report.key(), StandardCharsets.UTF_8))
+                        .isEqualTo(SHADOW_KEY));
         assertThat(PrometheusText.value(answers.get("/metrics"), "shaper_rules_topic_records_total",
                 Map.of("outcome", "applied"))).isEqualTo(1);
         // Admission and the capacity ran on Redis, over TLS as the ACL user, and never fell back

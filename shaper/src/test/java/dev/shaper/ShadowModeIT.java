@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.shaper.internals.admission.TokenBucketScript;
 import dev.shaper.internals.metrics.ShaperMetrics;
-import dev.shaper.testsupport.Await;
+import dev.shaper.testsupport.CommittedRecords;
 import dev.shaper.testsupport.RedisServer;
 import dev.shaper.testsupport.ShaperInstance;
 import dev.shaper.testsupport.SharedKafkaBroker;
@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,15 +24,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -171,26 +166,8 @@ class ShadowModeIT {
         }
     }
 
-    /** The committed records of {@code topic}, read until at least {@code count} are there and a second passes. */
     private static List<ConsumerRecord<byte[], byte[]>> readUntil(String topic, int count) {
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = List.of(new TopicPartition(topic, 0)); // every topic here has one
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Await.until(count + " records in " + topic, Duration.ofSeconds(60), () -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-                return records.size() >= count;
-            });
-            // Whatever comes after what was waited for: nothing is missed
-            consumer.poll(Duration.ofSeconds(1)).forEach(records::add);
-        }
-        return records;
+        return CommittedRecords.read(broker.bootstrapServers(), topic, count);
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> ofKey(List<ConsumerRecord<byte[], byte[]>> records,
