@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The heavy reliability runs (dev.shaper.reliability.*Run), through the `reliability` Maven profile: the sizes of
-# issue 14 by default, or smaller ones.
+# The heavy reliability runs (dev.shaper.reliability.*Run), through the `reliability` Maven profile: full sizes
+# by default, or smaller ones.
 #
 #   shaper/reliability/run.sh                        every run at full size: 10 M distinct keys, 1 M queued records,
 #                                                    a 30-minute soak with a kill every 5 minutes (about 45 minutes)
