@@ -30,6 +30,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +52,7 @@ import org.slf4j.LoggerFactory;
  * up; the shaper is a child JVM from {@code target/shaper.jar}. Its log, and a CSV of every record read back, go
  * to {@code target/broker-restart-it/}. {@code -Dshaper.broker.downtime.ms} changes the outage.
  */
+@Order(2) // among the slowest classes: started first in the parallel run
 class BrokerRestartIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(BrokerRestartIT.class);
@@ -62,8 +64,6 @@ class BrokerRestartIT {
     /** 500 records per key at 50/s: a queue of 10 s, most of it still queued when the broker stops. */
     private static final int RATE = 50;
 
-    /** How late the ticks routinely come under exactly-once on the build machines (ExactSmoothRateIT: 21 ms warm). */
-    private static final long ROUTINE_LATE_NANOS = 20_000_000L;
     private static final long TICK_MS = 1000 / (2 * RATE);
     private static final Path LOG_DIR = Path.of("target", "broker-restart-it");
     private static final Duration AWAIT = Duration.ofSeconds(60);
@@ -146,10 +146,9 @@ class BrokerRestartIT {
                 assertThat(states).as("Kafka Streams state changes")
                         .noneMatch(s -> s.endsWith("ERROR") || s.endsWith("NOT_RUNNING") || s.endsWith("PENDING_SHUTDOWN"))
                         .last().isEqualTo("REBALANCING -> RUNNING");
-                // A stall is made up at 2 % above the rate, and under exactly-once the ticks are routinely late by
-                // a commit (about 20 ms at most on 2 cores): the bound the shaper states for that
+                // Whatever the broker's absence and the commits held back: rate + 1 a second
                 ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report,
-                        ReleasePace.maxInOneSecondCatchingUp(RATE, ROUTINE_LATE_NANOS));
+                        ReleasePace.maxInOneSecond(RATE));
             }
         }
     }

@@ -93,10 +93,10 @@ class LiveRulesTopologyTest {
             publish(rules, exactK(new ShapingRule(50, 100_000, 600_000)));
 
             // Then: from the next tick on (at most half the old interval, 5 ms), releases come at 50/s, or up to 2 %
-            // above (the records queued at the old rate count as behind their dues: ReleasePace.CATCH_UP_SPEED)
+            // above (the records queued at the old rate count as behind their dues: ReleasePace.catchUpIntervalNanos)
             List<Long> after = releases(shaper, 3_005).stream().filter(t -> t >= 5).toList();
             assertThat(after).hasSizeBetween(150, 154);
-            assertThat(mostInOneSecond(after)).isLessThanOrEqualTo(ReleasePace.maxInOneSecondCatchingUp(50));
+            assertThat(mostInOneSecond(after)).isLessThanOrEqualTo(ReleasePace.maxInOneSecond(50));
         }
     }
 

@@ -38,6 +38,7 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -63,6 +64,7 @@ import org.slf4j.LoggerFactory;
  * release and the time to the first readable record. Output, the instances' log and a CSV of every record read
  * back go to {@code target/three-instance-failover-it/}.
  */
+@Order(2) // among the slowest classes: started first in the parallel run
 class ThreeInstanceFailoverIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(ThreeInstanceFailoverIT.class);
@@ -72,11 +74,6 @@ class ThreeInstanceFailoverIT {
     private static final int PARTITIONS = 6;
     private static final int RATE = 50;
 
-    /**
-     * How late the ticks routinely come under exactly-once with three shaper JVMs and the broker on 2 cores (one
-     * instance alone: about 20 ms, ExactSmoothRateIT); a second of 54 at 50/s was seen here.
-     */
-    private static final long ROUTINE_LATE_NANOS = 50_000_000L;
     /** Input per key: twice the shaping rate, so the queues grow until the producer stops. */
     private static final double INPUT_PER_KEY = 2.0 * RATE;
     private static final Duration PRODUCING = Duration.ofSeconds(4);
@@ -162,10 +159,9 @@ class ThreeInstanceFailoverIT {
                     + " first second after the move: {}\n{}", ids.size(), PARTITIONS, RATE, INPUT_PER_KEY,
                     PRODUCING.toSeconds(), victim, outputAtKill, moveMs, visibleMs, SESSION_TIMEOUT_MS,
                     firstSecondOfRelease(read, killAtMs, moveMs.keySet()), report.summary());
-            // A stall (the rebalance) is made up at 2 % above the rate, and the ticks are routinely late by a commit
-            // and by the other instances' share of the cores: the bound the shaper states for that
+            // Whatever the rebalance and the other instances' share of the cores held back: rate + 1 a second
             ShapedOutputAssertions.assertExactlyOnceInOrderWithin(report,
-                    ReleasePace.maxInOneSecondCatchingUp(RATE, ROUTINE_LATE_NANOS));
+                    ReleasePace.maxInOneSecond(RATE));
             // The killed instance's keys paused at least until its session expired, then went on elsewhere.
             assertThat(moveMs.keySet()).as("keys of the killed instance released after the kill")
                     .isEqualTo(victimKeys);

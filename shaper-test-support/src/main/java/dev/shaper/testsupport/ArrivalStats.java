@@ -40,6 +40,38 @@ public final class ArrivalStats {
     }
 
     /**
+     * How long the releases stood still beyond their normal pace: the sum, over consecutive stamps (sorted), of
+     * what each gap exceeds {@code normalGapNanos} by. A stream thread that did not run (a long commit, a GC pause, a
+     * starved CPU) shows as such gaps in the shaper's own release stamps.
+     */
+    public static long stalledNanos(long[] stampsNanos, long normalGapNanos) {
+        long[] sorted = stampsNanos.clone();
+        Arrays.sort(sorted);
+        long stalled = 0;
+        for (int i = 1; i < sorted.length; i++) {
+            stalled += Math.max(0, sorted[i] - sorted[i - 1] - normalGapNanos);
+        }
+        return stalled;
+    }
+
+    /**
+     * The rate of a key's releases while it was not stalled: records per second over the span of the stamps less
+     * {@link #stalledNanos} with a normal gap of two of the key's intervals (a release tick is at most half an
+     * interval). A shaper that paces a key below its rate while it runs shows here; one whose stream thread was kept
+     * from running does not. NaN for fewer than two stamps.
+     */
+    public static double runningRate(long[] stampsNanos, double ratePerSecond) {
+        if (stampsNanos.length < 2) {
+            return Double.NaN;
+        }
+        long[] sorted = stampsNanos.clone();
+        Arrays.sort(sorted);
+        long span = sorted[sorted.length - 1] - sorted[0];
+        long running = span - stalledNanos(sorted, (long) (2e9 / ratePerSecond));
+        return running > 0 ? (sorted.length - 1) / (running / 1e9) : Double.POSITIVE_INFINITY;
+    }
+
+    /**
      * The most arrivals in any window {@code [t, t + windowNanos)}: the window may start anywhere, so this is
      * the densest stretch of that length, not a count per fixed bucket. Arrivals at the same instant (one
      * consumer poll) all count.

@@ -76,4 +76,29 @@ class ArrivalStatsTest {
     void shouldCountNothingWhenThereAreNoArrivals() {
         assertThat(ArrivalStats.maxInWindow(new long[0], 1000 * MS)).isZero();
     }
+
+    @Test
+    void shouldLeaveTheStallsOutOfTheRunningRate() {
+        // Given: 50/s (every 20 ms) for 1 s, a 500 ms stall, then 50/s again for 1 s
+        long[] times = new long[101];
+        for (int i = 0; i < times.length; i++) {
+            times[i] = (i * 20L + (i > 50 ? 480 : 0)) * MS;
+        }
+
+        // Then: the 480 ms beyond a 40 ms gap are a stall, the rest runs at 50/s
+        assertThat(ArrivalStats.stalledNanos(times, 40 * MS)).isEqualTo(460 * MS);
+        assertThat(ArrivalStats.runningRate(times, 50)).isCloseTo(100 / 2.02, org.assertj.core.api.Assertions.within(0.01));
+    }
+
+    @Test
+    void shouldShowAPaceBelowTheRateThatNoStallExplains() {
+        // Given: a key at 50/s released every 25 ms (40/s)
+        long[] times = new long[101];
+        for (int i = 0; i < times.length; i++) {
+            times[i] = i * 25L * MS;
+        }
+
+        // Then
+        assertThat(ArrivalStats.runningRate(times, 50)).isCloseTo(40, org.assertj.core.api.Assertions.within(0.01));
+    }
 }

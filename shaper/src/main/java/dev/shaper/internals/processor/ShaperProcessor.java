@@ -16,6 +16,7 @@ import dev.shaper.internals.shaping.Arrival;
 import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
 import dev.shaper.internals.shaping.ReleasePace;
+import dev.shaper.internals.shaping.ReleaseWindow;
 import dev.shaper.internals.shaping.ShadowBucket;
 import dev.shaper.internals.shaping.StallMeter;
 import dev.shaper.internals.shaping.ShapingRule;
@@ -282,8 +283,14 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         // record waits behind what is queued at its priority or a higher one.
         long capWait = totalAllows && queues.queuedUnits() == 0 ? 0
                 : total.backlogNanos(now, queues.queuedUnitsUpTo(rule.priority()));
-        Arrival arrival = LeakyBucket.arrive(entry.state(), rule, now, cost, totalAllows, capWait);
+        ReleaseWindow window = currentWindow(entry, wallNow);
+        boolean windowAllows = window == null
+                || window.allows(wallNow, ReleasePace.maxInOneSecond(rule.ratePerSecond()));
+        Arrival arrival = LeakyBucket.arrive(entry.state(), rule, now, cost, totalAllows && windowAllows, capWait);
         if (arrival instanceof Arrival.Pass pass) {
+            if (window != null) {
+                window.record(wallNow, cost);
+            }
             total.onPass(now, cost);
             capacity.used(cost, rule.priority());
             queues.pass(entry, pass.state());
@@ -296,10 +303,28 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                 reject(record, unwanted); // the key's state stays as it was: the record never joined the queue
                 return;
             }
+            if (window == null) {
+                // Its releases will be counted from now on; it may have passed records at its rate until now.
+                entry.releases(entry.state().tatNanos() > now - ReleaseWindow.WINDOW_MS * 1_000_000L
+                        ? ReleaseWindow.assumingFullRate(rule.ratePerSecond(), wallNow) : new ReleaseWindow());
+            }
             enqueue(record, valid, entry, rule, enqueue, wallNow);
         } else if (arrival instanceof Arrival.Reject refused) {
             reject(record, new Refusal(refused.reason(), refused.retryAfterMs(), refused.detail()));
         }
+    }
+
+    /**
+     * The key's window of releases, if it may still hold a record back; a window that holds nothing for a key with
+     * nothing queued is forgotten, as its key's schedule alone then decides.
+     */
+    private static ReleaseWindow currentWindow(KeyEntry entry, long wallNow) {
+        ReleaseWindow window = entry.releases();
+        if (window != null && entry.state().queuedRecords() == 0 && window.isEmptyAt(wallNow)) {
+            entry.releases(null);
+            return null;
+        }
+        return window;
     }
 
     /** A record leaves at once, without waiting. */
@@ -477,15 +502,33 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
 
         @Override
-        public KeyState release(byte[] key, KeyState state, long dueNanos, long cost) {
+        public KeyState release(byte[] key, KeyEntry entry, long dueNanos, long cost) {
             ShapingRule rule = ruleFor(key);
             if (rule.shadow()) {
-                return LeakyBucket.releaseUnpaced(state, cost); // what waited from before the rule went into shadow
+                // what waited from before the rule went into shadow
+                return LeakyBucket.releaseUnpaced(entry.state(), cost);
+            }
+            ReleaseWindow window = entry.releases();
+            if (window == null) {
+                // Queued before a restart, or its entry left memory: what it released meanwhile is not known.
+                window = ReleaseWindow.assumingFullRate(rule.ratePerSecond(), wallNow);
+                entry.releases(window);
+            }
+            if (!window.allows(wallNow, ReleasePace.maxInOneSecond(rule.ratePerSecond()))) {
+                return null;
             }
             // A key may release a tick ahead of its schedule, so that a slot between two ticks leaves at the one
-            // before it; with ticks at most half a waiting key's interval that adds at most half a record a window.
-            return LeakyBucket.release(state, rule, now, dueNanos, tickNanos,
+            // before it; the window keeps that, and any time made up, within rate + 1 a second.
+            return LeakyBucket.release(entry.state(), rule, now, dueNanos, tickNanos,
                     stalls.routineLateNanos(), catchUpMaxNanos, cost);
+        }
+
+        @Override
+        public void released(KeyEntry entry, long cost) {
+            ReleaseWindow window = entry.releases();
+            if (window != null) { // none for a key in shadow
+                window.record(wallNow, cost);
+            }
         }
 
         @Override

@@ -73,8 +73,9 @@ public final class LeakyBucket {
      * releases also pass a GCRA of their own: a release is allowed when the key's release schedule is at most
      * {@code toleranceNanos} (a tick) ahead of now, and each release moves that schedule by {@code cost / rate}. The
      * schedule remembers {@link ReleasePace#jitterMemoryNanos} of lateness, made up at once; while a record leaves
-     * more than a tick after its due, a release moves the schedule by {@code cost / (rate x CATCH_UP_SPEED)}, so the
-     * key makes up the rest a little faster than its rate instead of losing it (see {@link ReleasePace}).
+     * more than a tick after its due, a release moves the schedule by {@code cost / (rate + 1)}, so the key makes up
+     * the rest one unit a second faster than its rate (see {@link ReleasePace}). The key's {@link ReleaseWindow},
+     * which the caller asks first, keeps all of it within {@link ReleasePace#maxInOneSecond}.
      */
     public static KeyState release(KeyState state, ShapingRule rule, long nowNanos, long dueNanos,
                                    long toleranceNanos, long cost) {
@@ -96,7 +97,7 @@ public final class LeakyBucket {
         long interval = rule.intervalNanos(cost);
         long late = nowNanos - dueNanos;
         boolean behind = late > toleranceNanos && late <= owedMaxNanos;
-        long step = behind ? (long) (interval / ReleasePace.CATCH_UP_SPEED) : interval;
+        long step = behind ? ReleasePace.catchUpIntervalNanos(rule, cost) : interval;
         long next = saturatedAdd(Math.max(state.releaseTatNanos(), nowNanos - memory), step);
         return state.withReleased(cost).withReleaseTat(next);
     }

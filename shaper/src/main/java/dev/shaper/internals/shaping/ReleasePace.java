@@ -1,25 +1,25 @@
 package dev.shaper.internals.shaping;
 
 /**
- * How the release of queued records keeps each key at its exact rate and smooth, whatever the stream thread does:
- * the tick that follows the rates in force, how much lateness a key makes up at once, how fast it makes up more,
- * and the bounds on a key's releases per second that follow.
+ * How the release of queued records keeps each key within its rate and close to it, whatever the stream thread
+ * does: the bound on a key's releases in any second, the tick that follows the rates in force, how much lateness a
+ * key makes up at once and how fast it makes up more.
  *
- * <p>A queued record's due is its slot on the key's rate schedule, and it stays due until it leaves: time the
- * release lost to a late tick (an exactly-once commit, a GC pause) is owed, not dropped. A key makes up at once
- * what a normal stall costs ({@link #jitterMemoryNanos}: just under half an interval, and at least
- * {@link #NORMAL_STALL_NANOS}),
- * and anything more at {@link #CATCH_UP_SPEED} times its rate until it is back on schedule. The task's virtual
- * clock bounds what can be owed: a stall longer than {@code shaper.shaping.catchup.max.ms} is forgotten beyond that.
+ * <p>The bound comes first: no one-second window holds more than {@link #maxInOneSecond} units of a key (its
+ * {@link ReleaseWindow}). Within it, a queued record's due is its slot on the key's rate schedule, and it stays due
+ * until it leaves: time the release lost to a late tick (an exactly-once commit, a GC pause, a busy machine) is owed,
+ * not dropped. A key makes up at once what a normal stall costs ({@link #jitterMemoryNanos}: just under half an
+ * interval, and at least {@link #NORMAL_STALL_NANOS}), and anything more at one unit a second above its rate
+ * ({@link #catchUpIntervalNanos}) until it is back on schedule: what its window has room for when every second
+ * before was full. The task's virtual clock bounds what can be owed: a
+ * stall longer than {@code shaper.shaping.catchup.max.ms} is forgotten beyond that.
  */
 public final class ReleasePace {
 
-    /** How much faster than its rate a key that fell behind its schedule releases until it is back on it. */
-    public static final double CATCH_UP_SPEED = 1.02;
 
     /**
      * The least stall of the stream thread a key makes up at once: an exactly-once commit stalls it about this long
-     * every commit interval; a longer stall is made up at {@link #CATCH_UP_SPEED}.
+     * every commit interval; a longer stall is made up at {@link #catchUpIntervalNanos}.
      */
     public static final long NORMAL_STALL_NANOS = 8_000_000L;
 
@@ -44,8 +44,8 @@ public final class ReleasePace {
 
     /**
      * How far behind its schedule a key of {@code rule} may fall and still make it up at once: half its interval
-     * less a millisecond, so that this and a tick of at most half the interval stay below one interval (one record
-     * more in a window at most), and at least {@link #NORMAL_STALL_NANOS}.
+     * less a millisecond, so that this and a tick of at most half the interval stay below one interval, and at least
+     * {@link #NORMAL_STALL_NANOS}.
      */
     public static long jitterMemoryNanos(ShapingRule rule) {
         return jitterMemoryNanos(rule.intervalNanos(1));
@@ -56,39 +56,19 @@ public final class ReleasePace {
     }
 
     /**
-     * The most releases of a key at {@code rate} per second in any one-second window while no stall of the stream
-     * thread exceeds {@link #jitterMemoryNanos}, at the default tick bound of 100 ms: {@code rate + 1} up to
-     * 50/s; above, what the tick and a normal stall hold back comes on top (1,010 at 1,000/s).
+     * The spacing of {@code cost} units of a key of {@code rule} that fell behind its schedule: one unit a second
+     * above its rate, the most a window of {@link #maxInOneSecond} makes room for in the long run.
+     */
+    public static long catchUpIntervalNanos(ShapingRule rule, long cost) {
+        return ShapingRule.intervalNanos(cost, rule.ratePerSecond() + 1);
+    }
+
+    /**
+     * The most records a key at {@code rate} per second releases in any one-second window, whatever the stream
+     * thread does (late ticks, stalls, time made up): {@code floor(rate) + 1}, which its {@link ReleaseWindow}
+     * enforces. With costs, in units: {@code floor(rate)} plus the cost of the window's last record.
      */
     public static int maxInOneSecond(double rate) {
-        return maxInOneSecond(rate, 0);
-    }
-
-    /**
-     * Like {@link #maxInOneSecond(double)} on a machine whose release ticks are routinely {@code routineLateNanos}
-     * late ({@code shaper.release.lateness}): a key makes that up at once, so it adds {@code rate x} it.
-     */
-    public static int maxInOneSecond(double rate, long routineLateNanos) {
-        return (int) Math.floor(rate + rate * aheadOrBehindSeconds(rate, routineLateNanos)) + 1;
-    }
-
-    /**
-     * The most releases of a key at {@code rate} per second in any one-second window while it makes up a longer
-     * stall: {@link #CATCH_UP_SPEED} times the rate, plus what {@link #maxInOneSecond} adds.
-     */
-    public static int maxInOneSecondCatchingUp(double rate) {
-        return maxInOneSecondCatchingUp(rate, 0);
-    }
-
-    /** Like {@link #maxInOneSecondCatchingUp(double)} with ticks routinely {@code routineLateNanos} late. */
-    public static int maxInOneSecondCatchingUp(double rate, long routineLateNanos) {
-        return (int) Math.floor(rate * CATCH_UP_SPEED + rate * aheadOrBehindSeconds(rate, routineLateNanos)) + 1;
-    }
-
-    /** How far a key may release ahead of its schedule (a tick) plus how far behind it makes up at once. */
-    private static double aheadOrBehindSeconds(double rate, long routineLateNanos) {
-        long intervalNanos = ShapingRule.intervalNanos(1, rate);
-        long behind = Math.max(jitterMemoryNanos(intervalNanos), routineLateNanos);
-        return (tickMs(rate, 100) * 1_000_000L + behind) / 1e9;
+        return (int) Math.min(Integer.MAX_VALUE, Math.floor(rate) + 1);
     }
 }

@@ -7,7 +7,7 @@ import java.util.Arrays;
  * {@link #PERIOD_MS} that had a tick, of each period's latest tick. Lateness the stream thread shows routinely (an exactly-once
  * commit every 100 ms, a busy machine) is made up at once, since making it up slowly would lose the rate for good;
  * a stall beyond it (one GC pause, one slow commit) moves the median not at all and is made up at
- * {@link ReleasePace#CATCH_UP_SPEED}, without a burst.
+ * one record a second above the rate ({@link ReleasePace#catchUpIntervalNanos}), without a burst.
  */
 public final class StallMeter {
 

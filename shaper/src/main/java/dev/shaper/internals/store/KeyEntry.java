@@ -2,6 +2,7 @@ package dev.shaper.internals.store;
 
 import dev.shaper.internals.admission.KeyAdmission;
 import dev.shaper.internals.shaping.KeyState;
+import dev.shaper.internals.shaping.ReleaseWindow;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
@@ -33,6 +34,12 @@ public final class KeyEntry {
      * when unknown: a state stored before bands were kept. Meaningless while nothing is queued.
      */
     ScheduleBand queuedBand;
+    /**
+     * The key's releases over the last second, kept while they may still hold one back: from the first record it
+     * queued until a second after its last release. In memory only; a key whose entry is dropped, or a restart,
+     * starts from {@link ReleaseWindow#assumingFullRate}.
+     */
+    private ReleaseWindow releases;
 
     KeyEntry(Bytes key, KeyState state, ChangeListener listener) {
         this.key = key;
@@ -58,6 +65,16 @@ public final class KeyEntry {
             admission = new KeyAdmission();
         }
         return admission;
+    }
+
+    /** The key's window of releases, or null when it has none: nothing it released may hold it back. */
+    public ReleaseWindow releases() {
+        return releases;
+    }
+
+    /** The key's window of releases from now on; null forgets it. */
+    public void releases(ReleaseWindow window) {
+        releases = window;
     }
 
     /** The key's state becomes {@code newState}, written at the next commit (or earlier, see {@link KeyCache}). */

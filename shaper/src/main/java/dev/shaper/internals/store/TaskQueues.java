@@ -42,9 +42,13 @@ public final class TaskQueues {
 
         /**
          * The key's state once one of its records, due at {@code dueNanos} and costing {@code cost}, is released
-         * now; null if the key's own schedule holds it back (its later records then wait too).
+         * now; null if the key's own schedule or its window of releases holds it back (its later records then wait
+         * too).
          */
-        KeyState release(byte[] key, KeyState state, long dueNanos, long cost);
+        KeyState release(byte[] key, KeyEntry entry, long dueNanos, long cost);
+
+        /** {@code cost} units of the key of {@code entry} leave now: {@link #release} allowed it, the total took it. */
+        void released(KeyEntry entry, long cost);
 
         /** Whether {@code cost} more units of {@code priority} may leave now across the task; false ends the scan. */
         boolean takeTotal(long cost, int priority);
@@ -479,7 +483,7 @@ public final class TaskQueues {
             expired.add(Boolean.TRUE);
             return true;
         }
-        KeyState after = scanPolicy.release(key, slot.state(), entry.dueNanos(), cost);
+        KeyState after = scanPolicy.release(key, slot, entry.dueNanos(), cost);
         if (after == null) {
             heldBack.add(wrapped);
             if (firstHeldBack == null) {
@@ -495,6 +499,7 @@ public final class TaskQueues {
             return false;
         }
         scanAllowance -= cost;
+        scanPolicy.released(slot, cost);
         // The key's state moves now, so that its next due record in this scan sees it.
         slot.update(after.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));
         if (after.queuedRecords() == 0) {

@@ -174,8 +174,8 @@ class LeakyBucketTest {
         // When
         KeyState after = LeakyBucket.release(state, rule, T0, T0 - 150 * MS, 10 * MS, 1);
 
-        // Then: the schedule restarts 9 ms behind now (what a key makes up at once) and moves 20 ms / 1.02
-        assertThat(after.releaseTatNanos()).isEqualTo(T0 - 9 * MS + (long) (20 * MS / ReleasePace.CATCH_UP_SPEED));
+        // Then: the schedule restarts 9 ms behind now (what a key makes up at once) and moves 1/51 s (one record a second above the rate)
+        assertThat(after.releaseTatNanos()).isEqualTo(T0 - 9 * MS + ReleasePace.catchUpIntervalNanos(rule, 1));
         // And: the next one waits for that slot less the tolerance (10 ms): one leaves in this tick, the next at
         // T0 + 0.6 ms, then every 19.6 ms until the key is back on its dues
         assertThat(LeakyBucket.release(after, rule, T0, T0 - 130 * MS, 10 * MS, 1)).isNull();
@@ -192,6 +192,6 @@ class LeakyBucketTest {
         KeyState after = LeakyBucket.release(state, rule, T0, T0 - 30 * MS, 10 * MS, 30 * MS, 200 * MS, 1);
 
         // Then: the schedule keeps its place (30 ms behind), so the owed records leave in this tick
-        assertThat(after.releaseTatNanos()).isEqualTo(T0 - 30 * MS + (long) (20 * MS / ReleasePace.CATCH_UP_SPEED));
+        assertThat(after.releaseTatNanos()).isEqualTo(T0 - 30 * MS + ReleasePace.catchUpIntervalNanos(rule, 1));
     }
 }

@@ -87,10 +87,12 @@ class StallMeterTest {
     }
 
     @Test
-    void shouldStateRatePlusOneUpToFiftyPerSecond() {
+    void shouldStateRatePlusOneAtEveryRate() {
+        assertThat(ReleasePace.maxInOneSecond(0.5)).isEqualTo(1);
         assertThat(ReleasePace.maxInOneSecond(7)).isEqualTo(8);
+        assertThat(ReleasePace.maxInOneSecond(7.5)).isEqualTo(8);
         assertThat(ReleasePace.maxInOneSecond(50)).isEqualTo(51);
-        assertThat(ReleasePace.maxInOneSecond(1_000)).isEqualTo(1_010);
-        assertThat(ReleasePace.maxInOneSecondCatchingUp(50)).isEqualTo(52);
+        assertThat(ReleasePace.maxInOneSecond(1_000)).isEqualTo(1_001);
+        assertThat(ReleasePace.maxInOneSecond(1e12)).isEqualTo(Integer.MAX_VALUE);
     }
 }
