@@ -34,9 +34,10 @@ import org.slf4j.LoggerFactory;
  * every 2 ms from the start of a 6 s window (aligned to Redis's clock) until 6.6 s. The same scenario at full scale,
  * on a clock the test controls, is {@code LocalLimitsTest} (the local fallback).
  *
- * <p>Times are Redis's, as the scripts see them: the test maps its own clock to Redis's once, at the start. Figures
- * near a window boundary are given a few ms of slack (the mapping, and the batched mode's mirrors, which learn where
- * Redis's windows end at each sync).
+ * <p>Times are Redis's, as the scripts see them: the test maps its own clock to Redis's once, at the start, and each
+ * decision is known to lie between the test's clock before and after the call. A figure counts what was surely
+ * admitted in a window (the whole call in it) against the limit, and what was possibly admitted (the call meets the
+ * window) against what must be admitted: a busy machine stretches the calls, never the limits.
  */
 class AdmissionLimitsIT {
 
@@ -45,8 +46,15 @@ class AdmissionLimitsIT {
     private static final long WINDOW = 6000 * MS;
     private static final long STEP = 2 * MS;
 
-    /** One decision at a time on Redis's clock, relative to the start of the window. */
-    private record Decision(long atNanos, AdmissionDecision decision) {
+    /**
+     * One decision, made between {@code fromNanos} and {@code toNanos} on Redis's clock, relative to the start of
+     * the window: a busy machine may stretch that span, so a figure counts a decision in a window only where its whole
+     * span lies in it ("surely"), or wherever its span meets it ("possibly").
+     */
+    private record Decision(long fromNanos, long toNanos, AdmissionDecision decision) {
+        long atNanos() {
+            return (fromNanos + toNanos) / 2;
+        }
     }
 
     private record Run(AdmissionMode mode, AdmissionAlgorithm algorithm) {
@@ -136,19 +144,26 @@ class AdmissionLimitsIT {
         List<Decision> decisions = new ArrayList<>();
         for (long t = startLocal + 10 * MS; t < startLocal + WINDOW + 600 * MS; t += STEP) {
             LockSupport.parkNanos(t - System.nanoTime());
-            long at = System.nanoTime();
+            long from = System.nanoTime();
             AdmissionDecision decision = controller.admit(key, policy, 1, null);
-            decisions.add(new Decision((at + System.nanoTime()) / 2 - startLocal, decision));
+            decisions.add(new Decision(from - startLocal, System.nanoTime() - startLocal, decision));
         }
         return decisions;
     }
 
+    /** Admitted surely within [from, to): the decision's whole span lies in it. */
     private static long admitted(List<Decision> decisions, long fromNanos, long toNanos) {
-        return decisions.stream().filter(d -> d.decision.allowed() && d.atNanos >= fromNanos && d.atNanos < toNanos)
+        return decisions.stream().filter(d -> d.decision.allowed() && d.fromNanos >= fromNanos && d.toNanos < toNanos)
                 .count();
     }
 
-    /** The most admitted in one of Redis's 100 ms windows within [from, to). */
+    /** Admitted possibly within [from, to): the decision's span meets it. */
+    private static long possiblyAdmitted(List<Decision> decisions, long fromNanos, long toNanos) {
+        return decisions.stream().filter(d -> d.decision.allowed() && d.toNanos >= fromNanos && d.fromNanos < toNanos)
+                .count();
+    }
+
+    /** The most admitted surely in one of Redis's 100 ms windows within [from, to). */
     private static long mostPer100Ms(List<Decision> decisions, long fromNanos, long toNanos) {
         long most = 0;
         for (long w = fromNanos; w < toNanos; w += 100 * MS) {
@@ -159,12 +174,14 @@ class AdmissionLimitsIT {
 
     private static void check(Run run, List<Decision> decisions) {
         List<Decision> allowed = decisions.stream().filter(d -> d.decision.allowed()).toList();
-        long thirtieth = allowed.size() >= 30 ? allowed.get(29).atNanos : Long.MAX_VALUE;
-        long inWindow = admitted(decisions, 0, WINDOW - 5 * MS);
-        long afterBoundary = admitted(decisions, WINDOW + 5 * MS, WINDOW + 105 * MS);
-        LOG.info("{}: 30th admitted at {} ms, {} in the 6 s window, {} in the first 100 ms after it, at most {} per"
-                        + " 100 ms window in the first second", run, thirtieth / MS, inWindow, afterBoundary,
-                mostPer100Ms(decisions, 0, 1000 * MS));
+        long thirtieth = allowed.size() >= 30 ? allowed.get(29).fromNanos : Long.MAX_VALUE;
+        long inWindow = admitted(decisions, 0, WINDOW);
+        long possiblyInWindow = possiblyAdmitted(decisions, 0, WINDOW);
+        long afterBoundary = admitted(decisions, WINDOW, WINDOW + 100 * MS);
+        long possiblyAfterBoundary = possiblyAdmitted(decisions, WINDOW, WINDOW + 100 * MS);
+        LOG.info("{}: 30th admitted at {} ms, {} ({} possibly) in the 6 s window, {} ({} possibly) in the first 100 ms"
+                        + " after it, at most {} per 100 ms window in the first second", run, thirtieth / MS, inWindow,
+                possiblyInWindow, afterBoundary, possiblyAfterBoundary, mostPer100Ms(decisions, 0, 1000 * MS));
         boolean batched = run.mode() == AdmissionMode.BATCHED;
         // The 30 come first, at 10 per 100 ms: within the first few 100 ms windows (a batched mirror learns Redis's
         // windows at its first sync: until then it may admit 10 in each of its own, misaligned, windows; a token
@@ -174,29 +191,35 @@ class AdmissionLimitsIT {
         assertThat(mostPer100Ms(decisions, 0, 1000 * MS)).as(run + ": most per 100 ms").isLessThanOrEqualTo(
                 batched || !run.algorithm().isWindow() ? 20 : 11);
         // Then 10 per 100 ms stops binding: every later refusal within the window is the 6 s limit's
-        List<Decision> later = decisions.stream().filter(d -> !d.decision.allowed() && d.atNanos > thirtieth + 100 * MS
-                && d.atNanos < WINDOW - 5 * MS).toList();
+        List<Decision> later = decisions.stream().filter(d -> !d.decision.allowed()
+                && d.fromNanos > thirtieth + 100 * MS && d.toNanos < WINDOW).toList();
         assertThat(later).as(run + ": later refusals").isNotEmpty()
-                .allSatisfy(d -> assertThat(d.decision.limit()).as(run + " at %d ms", d.atNanos / MS).isEqualTo(1));
+                .allSatisfy(d -> assertThat(d.decision.limit()).as(run + " at %d ms", d.atNanos() / MS).isEqualTo(1));
         switch (run.algorithm()) {
             case FIXED_WINDOW -> {
                 // Exactly 30 in the 6 s window; its refusals wait for the window's end; the next window admits 10
                 // per 100 ms again at once
-                assertThat(inWindow).as(run + ": in the window").isEqualTo(30);
+                assertThat(inWindow).as(run + ": surely in the window").isLessThanOrEqualTo(30);
+                assertThat(possiblyInWindow).as(run + ": possibly in the window").isGreaterThanOrEqualTo(30);
                 Decision first = later.get(0);
                 assertThat(first.decision.retryAfterMs()).as(run + ": retry-after")
-                        .isBetween((WINDOW - first.atNanos) / MS - 20, (WINDOW - first.atNanos) / MS + 20);
-                assertThat(afterBoundary).as(run + ": just after the window").isBetween(7L, 12L);
+                        .isBetween((WINDOW - first.toNanos) / MS - 20, (WINDOW - first.fromNanos) / MS + 20);
+                assertThat(afterBoundary).as(run + ": surely just after the window").isLessThanOrEqualTo(10);
+                assertThat(possiblyAfterBoundary).as(run + ": possibly just after the window")
+                        .isGreaterThanOrEqualTo(7);
             }
             case SLIDING_WINDOW -> {
                 // Exactly 30 in the 6 s window, and no burst after it: its 30 still weigh 29 in the first 200 ms
-                assertThat(inWindow).as(run + ": in the window").isEqualTo(30);
-                assertThat(afterBoundary).as(run + ": just after the window").isZero();
+                assertThat(inWindow).as(run + ": surely in the window").isLessThanOrEqualTo(30);
+                assertThat(possiblyInWindow).as(run + ": possibly in the window").isGreaterThanOrEqualTo(30);
+                assertThat(afterBoundary).as(run + ": surely just after the window").isZero();
             }
             case TOKEN_BUCKET -> {
                 // The 30's bucket refills at 5/s: one record every 200 ms after the first 30
-                long steady = admitted(decisions, 1000 * MS, WINDOW - 5 * MS);
-                assertThat(steady).as(run + ": from 1 s to 6 s").isBetween(23L, 27L);
+                assertThat(admitted(decisions, 1000 * MS, WINDOW)).as(run + ": surely from 1 s to 6 s")
+                        .isLessThanOrEqualTo(27);
+                assertThat(possiblyAdmitted(decisions, 1000 * MS, WINDOW)).as(run + ": possibly from 1 s to 6 s")
+                        .isGreaterThanOrEqualTo(23);
                 assertThat(mostPer100Ms(decisions, 1000 * MS, WINDOW - 100 * MS)).isLessThanOrEqualTo(2);
             }
         }

@@ -78,7 +78,7 @@ public final class AdmissionController implements AutoCloseable {
         this.mode = mode;
         this.liveInstances = new LiveInstances(liveInstances);
         this.local = new LocalBackend(this.liveInstances);
-        this.shared = redis == null ? null : redisBackend(mode, redis, local, syncInterval);
+        this.shared = redis == null ? null : redisBackend(mode, redis, local, syncInterval, nanoTime);
         this.pingInterval = pingInterval;
         this.background = background;
         this.nanoTime = nanoTime;
@@ -123,10 +123,11 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     /** The backend of {@code mode} on {@code redis}, falling back to {@code local}. */
-    private static RedisBackend redisBackend(AdmissionMode mode, RedisTokenBuckets redis, LocalBackend local, Duration syncInterval) {
+    private static RedisBackend redisBackend(AdmissionMode mode, RedisTokenBuckets redis, LocalBackend local,
+                                             Duration syncInterval, LongSupplier nanoTime) {
         return switch (mode) {
             case STRICT -> new StrictRedisBackend(redis, local);
-            case BATCHED -> new BatchedRedisBackend(redis, local, syncInterval);
+            case BATCHED -> new BatchedRedisBackend(redis, local, syncInterval, nanoTime);
         };
     }
 
@@ -276,7 +277,8 @@ public final class AdmissionController implements AutoCloseable {
         long now = nanoTime.getAsLong();
         long last = lastUnusableLogNanos.get();
         if (now - last >= 60_000_000_000L && lastUnusableLogNanos.compareAndSet(last, now)) {
-            LOG.error("Admission: {}; that key is admitted from a local bucket until the key is fixed", e.getMessage());
+            LOG.error("Admission: {} (on {}); that key is admitted from a local bucket until the key is fixed",
+                    e.getMessage(), redis.description());
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
@@ -97,9 +98,14 @@ abstract class BatchedMirrors<L, S, C, M extends KeyMirror<L, S>> {
      * for {@code idleNanos} and with nothing to charge are forgotten. On failure the consumption stays pending, to be
      * charged by a later sync.
      *
+     * <p>The shared states are taken in at {@code clock}'s time when Redis's answer arrived, not when the sync
+     * started: a window's end, which Redis gives as the time left, then falls no earlier than Redis's own, however
+     * long the round trip took, so a mirror never opens the next window ahead of Redis.
+     *
      * @return how many keys were synced
      */
-    final int sync(RedisTokenBuckets redis, long nowNanos, long idleNanos) throws RedisUnavailableException {
+    final int sync(RedisTokenBuckets redis, long nowNanos, long idleNanos, LongSupplier clock)
+            throws RedisUnavailableException {
         List<M> touched = new ArrayList<>();
         List<C> charges = new ArrayList<>();
         List<Double> amounts = new ArrayList<>();
@@ -134,11 +140,12 @@ abstract class BatchedMirrors<L, S, C, M extends KeyMirror<L, S>> {
                 }
                 throw e;
             }
+            long answeredNanos = clock.getAsLong();
             for (int i = from; i < to; i++) {
                 M mirror = touched.get(i);
                 synchronized (mirror) {
                     // What was admitted here while the charge was on its way is not in the shared state yet.
-                    mirror.adopt(states.get(i - from), nowNanos);
+                    mirror.adopt(states.get(i - from), answeredNanos);
                 }
             }
         }

@@ -1,6 +1,7 @@
 package dev.shaper.internals.admission;
 
 import java.time.Duration;
+import java.util.function.LongSupplier;
 
 /**
  * The batched mode: each key is admitted from a local mirror of its shared state ({@link BatchedTokenBuckets} for a
@@ -18,11 +19,14 @@ final class BatchedRedisBackend implements RedisBackend {
     private final RedisTokenBuckets redis;
     private final LocalBackend local;
     private final Duration syncInterval;
+    /** The mirrors' clock, read again when Redis's answer arrives (see {@link BatchedMirrors#sync}). */
+    private final LongSupplier nanoTime;
 
-    BatchedRedisBackend(RedisTokenBuckets redis, LocalBackend local, Duration syncInterval) {
+    BatchedRedisBackend(RedisTokenBuckets redis, LocalBackend local, Duration syncInterval, LongSupplier nanoTime) {
         this.redis = redis;
         this.local = local;
         this.syncInterval = syncInterval;
+        this.nanoTime = nanoTime;
     }
 
     @Override
@@ -46,8 +50,8 @@ final class BatchedRedisBackend implements RedisBackend {
     public void sync(long nowNanos) throws RedisUnavailableException {
         long idle = syncInterval.toNanos() * IDLE_SYNCS;
         try {
-            mirrors.sync(redis, nowNanos, idle);
-            limitMirrors.sync(redis, nowNanos, idle);
+            mirrors.sync(redis, nowNanos, idle, nanoTime);
+            limitMirrors.sync(redis, nowNanos, idle, nanoTime);
         } catch (RedisUnavailableException e) {
             seedLocal(nowNanos); // before the switch: no record may find a fresh local bucket meanwhile
             throw e;
@@ -73,8 +77,8 @@ final class BatchedRedisBackend implements RedisBackend {
 
     @Override
     public void flush(long nowNanos) throws RedisUnavailableException {
-        mirrors.sync(redis, nowNanos, 0);
-        limitMirrors.sync(redis, nowNanos, 0);
+        mirrors.sync(redis, nowNanos, 0, nanoTime);
+        limitMirrors.sync(redis, nowNanos, 0, nanoTime);
     }
 
     /** How many keys are mirrored right now (for tests). */
