@@ -24,8 +24,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +38,8 @@ import org.slf4j.LoggerFactory;
  * database writers' reports itself, as a writer would, and watches the capacity the instances apply (their meters and
  * {@code GET /capacity}) and the shaped output's rate (the slope of the {@code shaper.released.ms} stamps).
  */
+@Execution(ExecutionMode.CONCURRENT) // each test has topics and instances of its own: they run side by side
+@Order(1) // among the slowest classes: started first in the parallel run
 class ClosedLoopIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClosedLoopIT.class);
@@ -90,7 +95,7 @@ class ClosedLoopIT {
              CapacitySamples samples = CapacitySamples.start(50, shaper)) {
             ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
             CompletableFuture<List<PacedProducer.Sent>> sending = CompletableFuture.supplyAsync(() ->
-                    PacedProducer.send(broker.bootstrapServers(), name + "-in", 2, 600, Duration.ofSeconds(42),
+                    PacedProducer.send(broker.bootstrapServers(), name + "-in", 2, 600, Duration.ofSeconds(30),
                             Map.of()));
             awaitFor(5_000);
             assertThat(CapacitySamples.capacity(shaper)).isEqualTo(MAX);
@@ -153,7 +158,7 @@ class ClosedLoopIT {
                     () -> CapacitySamples.reason(shaper) == Reason.NO_FEEDBACK);
             double held = CapacitySamples.capacity(shaper);
             long missingAt = System.currentTimeMillis();
-            awaitFor(3_000);
+            awaitFor(1_000);
             JsonNode silence = capacityJson(shaper);
 
             // Then: the errors cut; silence holds the capacity where the last reports left it, flagged
@@ -209,12 +214,12 @@ class ClosedLoopIT {
                 ShaperInstance.awaitBalanced(Duration.ofSeconds(60), first, second);
                 CapacitySamples samples = CapacitySamples.start(20, first, second);
                 CompletableFuture<List<PacedProducer.Sent>> sending = CompletableFuture.supplyAsync(() ->
-                        PacedProducer.send(broker.bootstrapServers(), name + "-in", 4, 300, Duration.ofSeconds(25),
+                        PacedProducer.send(broker.bootstrapServers(), name + "-in", 4, 300, Duration.ofSeconds(21),
                                 Map.of()));
                 long startMs = System.currentTimeMillis();
 
                 // When: the writers are healthy 2 s, slow 4 s (down to the minimum), silent 4 s (held there),
-                // healthy 8 s (rising), slow 1 s, healthy 3 s
+                // healthy 4 s (rising), slow 1 s, healthy 3 s
                 awaitFor(2_000);
                 writer.report(200, 0);
                 awaitFor(4_000);
@@ -223,7 +228,7 @@ class ClosedLoopIT {
                 awaitFor(4_000);
                 long heldTo = System.currentTimeMillis();
                 writer.report(20, 0);
-                awaitFor(8_000);
+                awaitFor(4_000);
                 writer.report(200, 0);
                 awaitFor(1_000);
                 writer.report(20, 0);

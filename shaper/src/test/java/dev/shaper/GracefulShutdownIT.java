@@ -18,11 +18,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The shaper as its users run it, {@code java -jar shaper.jar settings}: stopping it, and refusing bad settings. */
+@Order(2) // among the slowest classes: started first in the parallel run
 class GracefulShutdownIT {
 
     private static final Path LOG_DIR = Path.of("target", "graceful-shutdown-it");

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.errors.SslAuthenticationException;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code User:CN=shaper}), and an authorizer that allows that principal exactly the ACLs the page lists. Records
  * flow through; a client without a certificate does not get past the handshake.
  */
+@Order(3) // among the slowest classes: started first in the parallel run
 class MutualTlsIT {
 
     private static final String APP_ID = "mtls-shaper";

@@ -17,7 +17,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +32,8 @@ import org.slf4j.LoggerFactory;
  * whole demand before backfill keys (priority 1) get any, whatever partitions they are on; keys of weight 3 and 1 share
  * a partition's part 3:1.
  */
+@Execution(ExecutionMode.CONCURRENT) // each test has topics and instances of its own: they run side by side
+@Order(2) // among the slowest classes: started first in the parallel run
 class PriorityIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(PriorityIT.class);

@@ -50,6 +50,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,6 +64,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every HTTP endpoint is asked, the shaper is stopped, and none of the secrets may appear in its output or in any
  * answer.
  */
+@Order(2) // among the slowest classes: started first in the parallel run
 class SecuredDeploymentIT {
 
     private static final String APP_ID = "secured-shaper";

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntUnaryOperator;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,7 @@ import org.slf4j.LoggerFactory;
  * gone, each instance falls back to its partitions' static shares, and it is back on the shared capacity within two
  * leases of Redis's return.
  */
+@Order(1) // among the slowest classes: started first in the parallel run
 class SharedCapacityIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(SharedCapacityIT.class);
@@ -50,9 +52,9 @@ class SharedCapacityIT {
      */
     private static final double WINDOW_BOUND = CAPACITY * 1.2;
     /**
-     * The issue's target is 3 %. On the 2-core machines the tests share with the broker and both instances, late ticks
-     * beyond 100 ms cost 1-6 % under skew (made up only 5 % faster than the capacity); the figures are in
-     * docs/capacity.md. The tests hold the shaper to 8 %, far inside the 21-33 % it lost before the fixes.
+     * The target is 3 %. On the 2-core machines the tests share with the broker and both instances, late ticks
+     * beyond 100 ms cost 1-6 % under skew (made up only 5 % faster than the capacity); docs/capacity.md states the
+     * 8 % the tests hold the shaper to, with the figures.
      */
     private static final double RATE_TOLERANCE = 0.08;
     private static final AtomicInteger RUNS = new AtomicInteger();

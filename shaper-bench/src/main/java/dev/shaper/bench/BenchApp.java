@@ -74,7 +74,7 @@ enum BenchApp {
     },
 
     /**
-     * The naive queue the issue's targets were set against: every record is put into a logged RocksDB store
+     * The naive queue the performance targets were set against: every record is put into a logged RocksDB store
      * (Kafka's own, record cache off) and, at the next wall-clock punctuation (every {@code shaper.shaping.tick.ms},
      * as the shaper's, 100 ms by default), forwarded with the queue header and deleted: a put, a delete and two
      * changelog records per record, and no rate at all. A yardstick for the shaper's queued runs, not a shaper.

@@ -184,7 +184,7 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                   --streams.<key>=<value>  a Kafka Streams setting for both apps (e.g. --streams.commit.interval.ms=200)
                   --apps=pass-through,shaper   also: pass-through+header (the baseline plus the two headers shaped records carry),
                                            naive-queue (a put and a delete per record in a logged store, all released
-                                           every 100 ms: the yardstick the issue's queued target came from),
+                                           every 100 ms: the yardstick the queued target came from),
                                            shaper+batched, shaper+strict (admission on Redis, admitting all),
                                            shaper+pooled-total, shaper+leased-total, shaper+fixed-total (a total
                                            rate far above the load: pooled per instance, leased through Redis, or a

@@ -12,8 +12,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -74,6 +78,22 @@ public final class RedisServer implements AutoCloseable {
         this.tls = tls;
         this.log = log;
         this.shutdownHook = new Thread(this::destroy, "redis-server-" + port + "-shutdown");
+    }
+
+    private static final Pattern NAMED_PORT =
+            Pattern.compile(Pattern.quote(HOST) + ":(\\d+)");
+
+    /**
+     * The ports of loopback servers that {@code text} names ({@code 127.0.0.1:<port>}): a test that reads a shared log
+     * while other test classes run beside it keeps the lines about its own servers, and those naming none.
+     */
+    public static Set<Integer> portsNamedIn(String text) {
+        Set<Integer> ports = new HashSet<>();
+        Matcher m = NAMED_PORT.matcher(text);
+        while (m.find()) {
+            ports.add(Integer.parseInt(m.group(1)));
+        }
+        return ports;
     }
 
     /** Starts a server without credentials on a free port and returns once it answers. */

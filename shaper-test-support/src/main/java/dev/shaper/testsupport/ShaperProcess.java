@@ -38,6 +38,15 @@ public final class ShaperProcess implements AutoCloseable {
     }
 
     /**
+     * The JVM options every shaper process starts with, before a test's own: the system property
+     * {@code shaper.test.child.jvm.options} (space-separated; the build sets it for the integration tests), or none.
+     */
+    private static List<String> childJvmOptions() {
+        String options = System.getProperty("shaper.test.child.jvm.options", "").trim();
+        return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
+    }
+
+    /**
      * Starts the shaper with {@code settingsFile}, appending its output to {@code logFile} after a line that
      * names this start.
      */
@@ -78,6 +87,7 @@ public final class ShaperProcess implements AutoCloseable {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> command = new java.util.ArrayList<>();
         command.add(java.toString());
+        command.addAll(childJvmOptions());
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", jar().toString(), "dev.shaper.ShaperApplication",
                 settingsFile.toAbsolutePath().toString()));

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Many distinct keys through one instance with many partitions: the key-state cache must stay within its bound
  * per instance, so the heap stays bounded however many keys pass, and the instance stays live and observable.
- * Issue 14 found a 512 MB heap full at 3.3 M keys with 32 partitions (the bound applied per task).
+ * Before the bound applied per instance (it applied per task), a 512 MB heap filled at 3.3 M keys with 32 partitions.
  *
  * <p>One shaper as a child JVM ({@code -Xmx512m -XX:+ExitOnOutOfMemoryError}, as in the image), an input topic
  * of 32 partitions, N distinct keys with R records each, sent in R rounds over all keys (so a key's records are a

@@ -25,8 +25,8 @@ class DocsLinksTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
     /**
-     * Pages the README's map links to that other issues write (the deployment and the security issue). Remove a page
-     * from here once it exists: the test then checks links to it like any other.
+     * Pages the README's map links to before they are written. Remove a page from here once it exists: the test then
+     * checks links to it like any other.
      */
     private static final Set<String> WRITTEN_ELSEWHERE = Set.of();
 

@@ -31,8 +31,11 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The demo end to end, in short runs of bursts far above the shaper's rate: the database never received more than
@@ -47,6 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the writer turns each poll into one batch, so by write time a second can hold a commit interval's worth
  * more. That figure is logged, not asserted.
  */
+@Execution(ExecutionMode.CONCURRENT) // each run has a broker, a database and a directory of its own
+@Order(1) // the slowest class: started first in the parallel run
 class DemoIT {
 
     private static final double RATE_PER_KEY = 20;

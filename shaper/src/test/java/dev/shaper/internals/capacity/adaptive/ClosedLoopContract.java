@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What either controller must do inside the loop, on recorded feedback with time advanced by the test: the promises
- * of issue 17 (fall by 30 % within three decisions, back to the maximum within 30 s, never out of bounds, errors cut,
+ * of docs/capacity.md (fall by 30 % within three decisions, back to the maximum within 30 s, never out of bounds, errors cut,
  * silence holds, the warm-up ramps). Each controller's test class runs these.
  */
 abstract class ClosedLoopContract {

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * Each test starts its own redis-server (with a password or TLS) on free ports. The admission's pings run on a
  * {@link ManualScheduler} the tests advance; only what Redis or its client does on its own is awaited.
  */
-class RedisRefusalTest {
+class RedisRefusalIT {
 
     private static final Duration PING = Duration.ofMillis(100);
     private static final Duration TIMEOUT = Duration.ofMillis(500);
@@ -224,7 +224,7 @@ class RedisRefusalTest {
         assertThat(untrusted.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
         assertThat(untrusted.redisFailure().kind()).isEqualTo(RedisFailure.Kind.TLS);
         assertThat(admissionLog(Level.ERROR, "fails the TLS handshake")).hasSize(1);
-        assertThat(admissionLog(Level.ERROR, "").get(0)).contains("certification path")
+        assertThat(admissionLog(Level.ERROR, "fails the TLS handshake").get(0)).contains("certification path")
                 .contains("shaper.redis.tls.ca.file");
         assertThat(health.describe()).contains("fails the TLS handshake");
 
@@ -279,10 +279,14 @@ class RedisRefusalTest {
         }
     }
 
+    /** The admission's lines about this test's servers (or none): other classes' run beside it. */
     private List<String> admissionLog(Level level, String fragment) {
+        List<Integer> ours = resources.stream().filter(r -> r instanceof RedisServer)
+                .map(r -> ((RedisServer) r).port()).toList();
         synchronized (logs) {
             return logs.list.stream()
                     .filter(e -> e.getLoggerName().equals(AdmissionController.class.getName()))
+                    .filter(e -> ours.containsAll(RedisServer.portsNamedIn(e.getFormattedMessage())))
                     .filter(e -> e.getLevel() == level && e.getFormattedMessage().contains(fragment))
                     .map(ILoggingEvent::getFormattedMessage)
                     .toList();

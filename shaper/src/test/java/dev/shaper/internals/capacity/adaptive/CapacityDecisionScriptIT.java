@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * Redis's clock cannot be moved: where a test needs the decision in force to be an interval old, it rewrites the
  * decision's time into the past instead of waiting; the interval is a minute, so no decision falls due on its own.
  */
-class CapacityDecisionScriptTest {
+class CapacityDecisionScriptIT {
 
     private static final long ADJUST_MS = 60_000;
     private static final long KEEP_MS = 300_000;

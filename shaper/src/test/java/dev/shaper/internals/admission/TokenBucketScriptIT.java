@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * 0.01 token in 10 s). Where a test needs time to pass, it moves the bucket's last refill into the past
  * ({@link #shiftBucketTime}) instead of waiting.
  */
-class TokenBucketScriptTest {
+class TokenBucketScriptIT {
 
     /** Rate at which refill during a test is negligible. */
     private static final double SLOW = 0.001;

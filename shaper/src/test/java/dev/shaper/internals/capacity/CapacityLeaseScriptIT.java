@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * clock cannot be moved: where a test needs a lease to end, it rewrites the lease's expiry into the past instead of
  * waiting.
  */
-class CapacityLeaseScriptTest {
+class CapacityLeaseScriptIT {
 
     private static final double CAPACITY = 400;
     private static final int PARTITIONS = 8;

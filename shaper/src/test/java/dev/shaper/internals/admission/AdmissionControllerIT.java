@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * negligible ({@link #SLOW}), or move a bucket's last refill into the past instead of waiting. Where a test waits
  * for Redis itself (to answer again after a restart or a pause), it polls with {@link Await}.
  */
-class AdmissionControllerTest {
+class AdmissionControllerIT {
 
     /** Short, so that switching back is quick; the production default is 1 s. */
     private static final Duration PING = Duration.ofMillis(200);
@@ -231,9 +231,12 @@ class AdmissionControllerTest {
         }
     }
 
+    /** The admission's lines about this test's server (or none): other classes' run beside it. */
     private List<String> admissionLog(Level level, String fragment) {
+        List<Integer> ours = server == null ? List.of() : List.of(server.port());
         return events().stream()
                 .filter(e -> e.getLoggerName().equals(AdmissionController.class.getName()))
+                .filter(e -> ours.containsAll(RedisServer.portsNamedIn(e.getFormattedMessage())))
                 .filter(e -> e.getLevel() == level && e.getFormattedMessage().contains(fragment))
                 .map(ILoggingEvent::getFormattedMessage)
                 .toList();

@@ -27,9 +27,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * about to end), write a window's counters themselves to set up a state, or, where a boundary is the point, use
  * windows of a second and read where in its window each call fell from the script's own answer.
  */
-class LimitScriptsTest {
+class LimitScriptsIT {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LimitScriptsTest.class);
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LimitScriptsIT.class);
 
     private static final long HOUR_MS = 3_600_000;
     private static final long YEAR_MS = AdmissionLimit.MAX_PERIOD_MS;

@@ -21,11 +21,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The admission controller on a real redis-server (its own, one per test) with policies other than one token bucket:
  * several limits and the window algorithms, in strict and batched modes, with a key whose Redis state is unusable,
- * and across an outage. As in {@link AdmissionControllerTest}, the background work runs on a {@link ManualScheduler}
+ * and across an outage. As in {@link AdmissionControllerIT}, the background work runs on a {@link ManualScheduler}
  * whose clock is the local state's; Redis's clock is real, so the windows here are an hour or a day long (waiting
  * out the rare hour about to end) and token buckets refill at a rate negligible during a test.
  */
-class AdmissionLimitsControllerTest {
+class AdmissionLimitsControllerIT {
 
     private static final Duration PING = Duration.ofMillis(200);
     private static final Duration TIMEOUT = Duration.ofMillis(500);
