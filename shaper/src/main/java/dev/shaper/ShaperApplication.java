@@ -272,7 +272,7 @@ public final class ShaperApplication {
                 try {
                     http = OperationsServer.start(config.httpPort(), registry, health, streams,
                             ShaperTopology.KEY_STATE_STORE, rules.copy(), config.admissionKeyHeader(), self,
-                            partitions, backlogs, loop == null ? null : loop::status);
+                            partitions, backlogs, loop == null ? null : loop::status, capacity.holding());
                 } catch (IOException e) {
                     throw new ConfigException(ShaperConfig.HTTP_PORT_CONFIG, config.httpPort(),
                             "cannot listen on this port (" + e.getMessage() + "); expected a free port, 0 for any"

@@ -322,7 +322,8 @@ public final class ShaperConfig extends AbstractConfig {
     public static final String REDIS_TIMEOUT_MS_CONFIG = "shaper.redis.timeout.ms";
     public static final String REDIS_TIMEOUT_MS_DOC = "Longest wait, in milliseconds, for any Redis command. A"
             + " Redis that errs or answers slower counts as down: admission switches to local buckets (rate"
-            + " divided by the live shaper instances) until Redis answers a ping again.";
+            + " divided by the live shaper instances) until Redis answers a ping again. With the total rate leased"
+            + " through Redis, at most a quarter of shaper.capacity.lease.ms (a renewal period).";
 
     /** Redis health-check interval. */
     public static final String REDIS_PING_INTERVAL_MS_CONFIG = "shaper.redis.ping.interval.ms";
@@ -423,9 +424,29 @@ public final class ShaperConfig extends AbstractConfig {
         refuseLoop(OUTPUT_TOPIC_CONFIG, outputTopic());
         refuseLoop(REJECTED_TOPIC_CONFIG, rejectedTopic());
         checkAdaptiveCapacity();
+        checkLeaseTimeout();
         checkAdmissionAlgorithm();
         checkRulesTopic();
         checkShadowTopic();
+    }
+
+    /**
+     * With the capacity leased through Redis, a renewal's answer must come within a renewal period: a later one could
+     * hand the instance a part that the lease table has already given up, and the capacity could be exceeded.
+     */
+    private void checkLeaseTimeout() {
+        if (!(totalRate() > 0) || !totalRatePooled() || redisUri() == null) {
+            return;
+        }
+        long timeoutMs = getLong(REDIS_TIMEOUT_MS_CONFIG);
+        long leaseMs = getLong(CAPACITY_LEASE_MS_CONFIG);
+        if (timeoutMs > leaseMs / 4) {
+            throw new ConfigException(REDIS_TIMEOUT_MS_CONFIG, timeoutMs, "expected at most a quarter of "
+                    + CAPACITY_LEASE_MS_CONFIG + " (" + leaseMs + " ms, so at most " + leaseMs / 4 + " ms): a lease"
+                    + " renewal answered later than its renewal period could leave this instance a part of "
+                    + SHAPING_TOTAL_RATE_CONFIG + " that the others already share; raise " + CAPACITY_LEASE_MS_CONFIG
+                    + " or lower " + REDIS_TIMEOUT_MS_CONFIG);
+        }
     }
 
     /** The shadow topic holds decisions, not records: none of the shaper's other topics. */

@@ -149,6 +149,8 @@ class SecuredDeploymentIT {
         settings.setProperty(ShaperConfig.ADMISSION_BURST_CONFIG, "1000");
         settings.setProperty(ShaperConfig.REDIS_TLS_CA_FILE_CONFIG, certificates.caPem().toString());
         settings.setProperty(ShaperConfig.REDIS_TIMEOUT_MS_CONFIG, "500"); // TLS on a busy test machine
+        // A renewal period at least as long as that timeout (a quarter of the lease)
+        settings.setProperty(ShaperConfig.CAPACITY_LEASE_MS_CONFIG, "2000");
         settings.setProperty(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "10000");
         settings.setProperty(ShaperConfig.CAPACITY_ADAPTIVE_CONFIG, "true");
         settings.setProperty(ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, FEEDBACK);

@@ -366,6 +366,25 @@ class ShaperConfigTest {
     }
 
     @Test
+    void shouldRefuseARedisTimeoutLongerThanARenewalPeriodWhenTheCapacityIsLeased() {
+        assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "500",
+                ShaperConfig.REDIS_URI_CONFIG, "redis://127.0.0.1:6379",
+                ShaperConfig.REDIS_TIMEOUT_MS_CONFIG, "300")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Invalid value 300 for configuration " + ShaperConfig.REDIS_TIMEOUT_MS_CONFIG)
+                .hasMessageContaining("at most a quarter of " + ShaperConfig.CAPACITY_LEASE_MS_CONFIG + " (1000 ms, so"
+                        + " at most 250 ms)");
+        // A longer lease makes room for it; without a lease (scope partition, or no Redis) any timeout is fine
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "500",
+                ShaperConfig.REDIS_URI_CONFIG, "redis://127.0.0.1:6379", ShaperConfig.REDIS_TIMEOUT_MS_CONFIG, "300",
+                ShaperConfig.CAPACITY_LEASE_MS_CONFIG, "1200")).redisTimeout()).hasMillis(300);
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "500",
+                ShaperConfig.SHAPING_TOTAL_SCOPE_CONFIG, ShaperConfig.TOTAL_SCOPE_PARTITION,
+                ShaperConfig.REDIS_URI_CONFIG, "redis://127.0.0.1:6379", ShaperConfig.REDIS_TIMEOUT_MS_CONFIG, "300"))
+                .redisTimeout()).hasMillis(300);
+    }
+
+    @Test
     void shouldRefuseAFeedbackTopicThatIsOneOfTheShapersOwnTopics() {
         for (String topic : List.of("shaper-input", "shaper-shaped", "shaper-rejected")) {
             assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_FEEDBACK_TOPIC_CONFIG, topic)))

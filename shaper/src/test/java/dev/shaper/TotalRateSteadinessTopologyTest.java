@@ -12,8 +12,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The total rate under late ticks: however the release ticks are spread (a busy stream thread, a slow commit), the
- * total rate releases its rate over time, and no second holds more than a few percent above it.
+ * The total rate under late ticks: however the release ticks are spread (a busy stream thread, a slow commit), no
+ * second holds more than the total rate plus one, and within that the total rate releases its rate over time.
  */
 class TotalRateSteadinessTopologyTest {
 
@@ -55,8 +55,8 @@ class TotalRateSteadinessTopologyTest {
                 }
             }
 
-            // Then: 20 s at 200/s within 1 %; no second above the rate by more than the catch-up's 5 % and the
-            // 100 ms a late tick may release at once
+            // Then: 20 s at 200/s within 1 % (the stalls made up within the ceiling); no second above the rate
+            // plus one
             assertThat(releasedAtMs.size()).isBetween(3_960, 4_040);
             int densest = 0;
             for (int i = 0, j = 0; i < releasedAtMs.size(); i++) {
@@ -65,7 +65,7 @@ class TotalRateSteadinessTopologyTest {
                 }
                 densest = Math.max(densest, i - j + 1);
             }
-            assertThat(densest).isLessThanOrEqualTo((int) (TOTAL * (1.05 + 0.1)) + 1);
+            assertThat(densest).isLessThanOrEqualTo((int) TOTAL + 1);
         }
     }
 }

@@ -88,7 +88,7 @@ public final class CapacityCoordinator implements AutoCloseable {
     void renew() {
         renewals.incrementAndGet();
         try {
-            CapacityLeases.Lease granted = leases.renew(pool.demandByPriority(), pool.partitions());
+            CapacityLeases.Lease granted = leases.renew(pool.demandByPriority(), pool.partitions(), pool.held());
             lastLeaseNanos = nanoTime.getAsLong();
             lastLease = granted;
             pool.useLease(granted.grant());

@@ -26,21 +26,31 @@ public final class CapacityLeaseScript {
         return KEY_PREFIX + "{" + applicationId + "}";
     }
 
-    /** The script's six arguments. */
-    static String[] args(String instanceId, double capacity, int inputPartitions, long leaseMs, PriorityDemand demand,
-                         Collection<Integer> partitions) {
-        return new String[] {instanceId, number(capacity), Integer.toString(inputPartitions), Long.toString(leaseMs),
-                demand.encode(),
-                partitions.stream().sorted().map(String::valueOf).collect(Collectors.joining(","))};
+    /** {@code shaper:cap:{<applicationId>}:epoch}: the table's epoch, in the same slot. */
+    public static String epochName(String applicationId) {
+        return tableName(applicationId) + ":epoch";
     }
 
-    /** Parses the script's reply: {@code [grant, available, instances, demand]}. */
+    /** The script's two keys: the table and its epoch. */
+    static String[] keys(String applicationId) {
+        return new String[] {tableName(applicationId), epochName(applicationId)};
+    }
+
+    /** The script's seven arguments. */
+    static String[] args(String instanceId, double capacity, int inputPartitions, long leaseMs, PriorityDemand demand,
+                         Collection<Integer> partitions, double held) {
+        return new String[] {instanceId, number(capacity), Integer.toString(inputPartitions), Long.toString(leaseMs),
+                demand.encode(),
+                partitions.stream().sorted().map(String::valueOf).collect(Collectors.joining(",")), number(held)};
+    }
+
+    /** Parses the script's reply: {@code [grant, available, instances, demand, learning]}. */
     static CapacityLeases.Lease parse(List<Object> reply) {
-        if (reply == null || reply.size() != 4) {
+        if (reply == null || reply.size() != 5) {
             throw new IllegalStateException("unexpected capacity-lease reply " + reply);
         }
         return new CapacityLeases.Lease(decimal(reply.get(0)), decimal(reply.get(1)),
-                ((Number) reply.get(2)).intValue(), decimal(reply.get(3)));
+                ((Number) reply.get(2)).intValue(), decimal(reply.get(3)), ((Number) reply.get(4)).intValue() == 1);
     }
 
     private static double decimal(Object value) {

@@ -16,16 +16,20 @@ public interface CapacityLeases extends AutoCloseable {
      * @param available   what the leases share: the capacity of the partitions live instances run
      * @param instances   the live instances, this one included
      * @param totalDemand the live instances' demands together, units per second
+     * @param learning    whether the table is being learnt again after it was lost: the grant is no more than what
+     *                    the instance held
      */
-    record Lease(double grant, double available, int instances, double totalDemand) {
+    record Lease(double grant, double available, int instances, double totalDemand, boolean learning) {
     }
 
     /**
-     * Reports this instance's demand, priority by priority, and the input partitions it runs, and returns its grant.
+     * Reports this instance's demand, priority by priority, the input partitions it runs and what it may have in
+     * use ({@code held}: the highest rate it held over the last second, which its entry reserves), and returns its
+     * grant.
      *
      * @throws RedisUnavailableException when the leases cannot be reached within the timeout
      */
-    Lease renew(PriorityDemand demand, Collection<Integer> partitions) throws RedisUnavailableException;
+    Lease renew(PriorityDemand demand, Collection<Integer> partitions, double held) throws RedisUnavailableException;
 
     /** Where the leases are kept, without credentials, for logs. */
     String description();

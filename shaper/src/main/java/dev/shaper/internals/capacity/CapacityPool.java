@@ -1,10 +1,13 @@
 package dev.shaper.internals.capacity;
 
+import dev.shaper.internals.shaping.ReleaseWindow;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * The total rate ({@code shaper.shaping.total.rate}) as this instance's tasks share it. The instance holds either
@@ -20,8 +23,38 @@ import java.util.Map;
  * use never add up to more than the pool: a task is given at most what the others' rates in use leave, so a task
  * whose share shrinks gives it up at its own next tick before another can take it. Thread-safe: tasks of several
  * stream threads share one pool.
+ *
+ * <p>The pool is also a ceiling the instance's releases never pass, whatever its tasks' rates and stalls: every
+ * release of every task, at once or from a queue, goes through {@link #mayRelease}, which holds the units released
+ * in the last second of wall time below the pool plus one ({@link ReleaseWindow#holdsLessThan}: a pool that falls
+ * binds at once). The pool's highest value over the last second is what the instance may have in use
+ * ({@link #held}): the lease table reserves that much for it until it has passed.
  */
 public final class CapacityPool {
+
+    /** Why the pool is what it is: what the instance holds of the total rate. */
+    public enum Holding {
+        /** A lease of the cluster-wide capacity, renewed through Redis. */
+        LEASE,
+        /** A lease that could not be renewed: the last grant or the static shares, whichever is less. */
+        HOLD,
+        /** The static shares of the instance's partitions: no lease, or one that surely ended. */
+        STATIC;
+
+        /** The name as a metric tag and in {@code /capacity}. */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** The instance's releases over the last second, all tasks together. */
+    private final ReleaseWindow releases = new ReleaseWindow();
+    /** The wall clock of the releases, in milliseconds. */
+    private final LongSupplier wallClockMs;
+    /** See {@link #mostInOneSecond}. */
+    private long mostInOneSecond;
+    /** The pool's earlier values, oldest first: (until when, value), those that ended less than a second ago. */
+    private final ArrayDeque<double[]> recent = new ArrayDeque<>();
 
     /** The application's capacity C; it moves with the closed loop's decisions (see {@link #setTotalRate}). */
     private double totalRate;
@@ -42,12 +75,75 @@ public final class CapacityPool {
      * @param inputPartitions partitions of the input topic: each task's static share is the total over them
      */
     public CapacityPool(double totalRate, int inputPartitions) {
+        this(totalRate, inputPartitions, System::currentTimeMillis);
+    }
+
+    /**
+     * @param wallClockMs the clock of the releases ({@code shaper.released.ms}), milliseconds
+     */
+    public CapacityPool(double totalRate, int inputPartitions, LongSupplier wallClockMs) {
         if (!(totalRate > 0) || inputPartitions < 1) {
             throw new IllegalArgumentException("need a total rate > 0 and at least one partition, got " + totalRate
                     + " and " + inputPartitions);
         }
         this.totalRate = totalRate;
         this.inputPartitions = inputPartitions;
+        this.wallClockMs = wallClockMs;
+    }
+
+    /**
+     * Whether a release of any of the instance's tasks may happen at {@code wallMs}: fewer units released in the last
+     * second than the pool, plus one (a record costing more still leaves, its cost on top). Across instances the pools
+     * add up to the capacity at most, so a second holds at most C plus one record per instance.
+     */
+    public synchronized boolean mayRelease(long wallMs) {
+        return releases.holdsLessThan(wallMs, (long) Math.floor(pooled()) + 1);
+    }
+
+    /** {@code units} of one of the instance's tasks left at {@code wallMs}, at once or from a queue. */
+    public synchronized void released(long wallMs, long units) {
+        releases.record(wallMs, units);
+        mostInOneSecond = Math.max(mostInOneSecond, releases.heldAt(wallMs));
+    }
+
+    /** The most units the instance's tasks released in any one second so far. */
+    public synchronized long mostInOneSecond() {
+        return mostInOneSecond;
+    }
+
+    /** What the instance holds now: a lease, a lease it could not renew, or its static shares. */
+    public synchronized Holding holding() {
+        return Double.isNaN(leased) ? Holding.STATIC : leaseEnding ? Holding.HOLD : Holding.LEASE;
+    }
+
+    /** The units the instance's tasks released in the second up to {@code wallMs}. */
+    public synchronized long releasedInLastSecond(long wallMs) {
+        return releases.heldAt(wallMs);
+    }
+
+    /**
+     * The most the instance may have in use now: the highest the pool was over the last second (its releases of that
+     * second were held to it). The lease table reserves this much for the instance, so that capacity it gives up
+     * reaches another instance only once its own releases of the higher pool are more than a second old.
+     */
+    public synchronized double held() {
+        long now = wallClockMs.getAsLong();
+        double most = pooled();
+        for (double[] ended : recent) {
+            if (ended[0] > now - ReleaseWindow.WINDOW_MS) {
+                most = Math.max(most, ended[1]);
+            }
+        }
+        return most;
+    }
+
+    /** Remembers the pool's value before a change, for {@link #held}, and forgets what ended over a second ago. */
+    private void changing() {
+        long now = wallClockMs.getAsLong();
+        recent.addLast(new double[] {now, pooled()});
+        while (!recent.isEmpty() && recent.peekFirst()[0] <= now - ReleaseWindow.WINDOW_MS) {
+            recent.removeFirst();
+        }
     }
 
     /**
@@ -58,6 +154,7 @@ public final class CapacityPool {
         if (!(totalRate > 0) || Double.isInfinite(totalRate)) {
             throw new IllegalArgumentException("need a finite total rate > 0, got " + totalRate);
         }
+        changing();
         this.totalRate = totalRate;
     }
 
@@ -82,6 +179,7 @@ public final class CapacityPool {
 
     /** From now on the tasks share {@code grant}, units per second, a lease of the cluster-wide capacity. */
     public synchronized void useLease(double grant) {
+        changing();
         leased = Math.max(0, grant);
         leaseEnding = false;
     }
@@ -91,11 +189,13 @@ public final class CapacityPool {
      * shares, whichever is less, since the other instances still count the grant as in use.
      */
     public synchronized void holdLease() {
+        changing();
         leaseEnding = true;
     }
 
     /** Without a lease: the tasks share their static shares. */
     public synchronized void useStaticShares() {
+        changing();
         leased = Double.NaN;
         leaseEnding = false;
     }
@@ -176,6 +276,7 @@ public final class CapacityPool {
         Runnable listener;
         Member member = new Member(partition);
         synchronized (this) {
+            changing();
             members.add(member);
             listener = membershipListener;
         }
@@ -223,6 +324,7 @@ public final class CapacityPool {
         public void leave() {
             Runnable listener;
             synchronized (CapacityPool.this) {
+                changing();
                 members.remove(this);
                 listener = membershipListener;
             }

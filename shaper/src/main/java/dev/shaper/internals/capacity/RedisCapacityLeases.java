@@ -37,13 +37,14 @@ public final class RedisCapacityLeases implements CapacityLeases {
     public RedisCapacityLeases(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas, Terms terms) {
         this.redis = new RedisScriptRunner(uri, timeout, reconnectDelay, trustedCas);
         this.terms = terms;
-        this.keys = new String[] {CapacityLeaseScript.tableName(terms.applicationId())};
+        this.keys = CapacityLeaseScript.keys(terms.applicationId());
     }
 
     @Override
-    public Lease renew(PriorityDemand demand, Collection<Integer> partitions) throws RedisUnavailableException {
+    public Lease renew(PriorityDemand demand, Collection<Integer> partitions, double held)
+            throws RedisUnavailableException {
         String[] args = CapacityLeaseScript.args(terms.instanceId(), terms.capacity().getAsDouble(),
-                terms.inputPartitions(), terms.lease().toMillis(), demand, partitions);
+                terms.inputPartitions(), terms.lease().toMillis(), demand, partitions, held);
         return redis.run(CapacityLeaseScript.SCRIPT, keys, args, CapacityLeaseScript::parse);
     }
 

@@ -1,5 +1,6 @@
 package dev.shaper.internals.capacity;
 
+import dev.shaper.internals.shaping.ReleaseWindow;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.shaping.TotalRateLimiter;
 import java.util.Arrays;
@@ -25,6 +26,12 @@ public final class TaskCapacity {
     private final CapacityPool pool;
     private final CapacityPool.Member member;
     private final TotalRateLimiter limiter;
+    /**
+     * A fixed part's own releases over the last second, held below the part plus one; null in a pool (the pool holds
+     * the instance's) and without a cap.
+     */
+    private final ReleaseWindow ownReleases;
+    private final long ownLimit;
     /** The time over which the rate a task used is averaged. */
     static final double USE_AVERAGING_SECONDS = 0.5;
     /** The rate used, averaged, by priority. */
@@ -38,9 +45,15 @@ public final class TaskCapacity {
         this.member = member;
         this.limiter = limiter;
         this.lastTickWallMs = wallNowMs;
+        boolean ownCeiling = pool == null && !limiter.isUnlimited();
+        this.ownReleases = ownCeiling ? new ReleaseWindow() : null;
+        this.ownLimit = ownCeiling ? (long) Math.floor(limiter.rate()) + 1 : 0;
     }
 
-    /** A fixed part: {@code ratePerSecond} (0 or less: no cap), whatever the task's demand. */
+    /**
+     * A fixed part: {@code ratePerSecond} (0 or less: no cap), whatever the task's demand. No second of the task's
+     * releases holds more than the part plus one.
+     */
     public static TaskCapacity fixed(double ratePerSecond) {
         return new TaskCapacity(null, null, new TotalRateLimiter(ratePerSecond), 0);
     }
@@ -63,9 +76,25 @@ public final class TaskCapacity {
         return limiter;
     }
 
-    /** {@code units} of {@code priority} left, at once or from the queues. */
-    public void used(long units, int priority) {
+    /**
+     * Whether a record of this task may leave at {@code wallMs} under the ceiling: the instance's pool, or this task's
+     * fixed part, held over every second (see {@link CapacityPool#mayRelease}); always without a cap.
+     */
+    public boolean mayRelease(long wallMs) {
+        if (pool != null) {
+            return pool.mayRelease(wallMs);
+        }
+        return ownReleases == null || ownReleases.holdsLessThan(wallMs, ownLimit);
+    }
+
+    /** {@code units} of {@code priority} left at {@code wallMs}, at once or from the queues. */
+    public void used(long units, int priority, long wallMs) {
         usedUnits[priority] += units;
+        if (pool != null) {
+            pool.released(wallMs, units);
+        } else if (ownReleases != null) {
+            ownReleases.record(wallMs, units);
+        }
     }
 
     /** Whether the task's part comes from a pool by demand: only then does {@link #tick} need the queues' figures. */
@@ -74,14 +103,14 @@ public final class TaskCapacity {
     }
 
     /**
-     * Whether {@code cost} units of {@code priority} may leave now beyond the task's own part, from what other tasks
-     * of the instance gave up; they count as used.
+     * Whether {@code cost} units of {@code priority} may leave at {@code wallMs} beyond the task's own part, from what
+     * other tasks of the instance gave up; they count as used.
      */
-    public boolean takeSpare(long cost, int priority) {
+    public boolean takeSpare(long cost, int priority, long wallMs) {
         if (pool == null || !pool.takeSpare(cost, priority)) {
             return false;
         }
-        usedUnits[priority] += cost;
+        used(cost, priority, wallMs);
         return true;
     }
 

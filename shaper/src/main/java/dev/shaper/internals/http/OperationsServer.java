@@ -1,5 +1,6 @@
 package dev.shaper.internals.http;
 
+import dev.shaper.internals.capacity.CapacityHolding;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
 import dev.shaper.internals.rules.RuleBook;
@@ -73,21 +74,23 @@ public final class OperationsServer implements AutoCloseable {
      * @param inputPartitions the input topic's partition count
      * @param backlogs the local tasks' backlogs in front of the total rate
      * @param capacity the closed loop's status, or null when the capacity is fixed
+     * @param holding  what the instance holds of the capacity, or null without a pool of the total rate
      * @throws BindException when the port is taken
      */
     public static OperationsServer start(int port, PrometheusMeterRegistry registry, StreamsHealth health,
                                          KafkaStreams streams, String storeName, RuleBook rules,
                                          String admissionKeyHeader, HostInfo self, int inputPartitions,
-                                         TaskBacklogs backlogs, Supplier<ClosedLoop.Status> capacity)
+                                         TaskBacklogs backlogs, Supplier<ClosedLoop.Status> capacity,
+                                         Supplier<CapacityHolding> holding)
             throws IOException {
         return start(port, registry, health, new BucketsEndpoint(streams, storeName, rules, admissionKeyHeader, self,
-                inputPartitions, backlogs, System::currentTimeMillis), new CapacityEndpoint(capacity));
+                inputPartitions, backlogs, System::currentTimeMillis), new CapacityEndpoint(capacity, holding));
     }
 
-    /** {@link #start} with the {@code /buckets} endpoint built by the caller, and no closed loop. */
+    /** {@link #start} with the {@code /buckets} endpoint built by the caller, no closed loop and no pool. */
     static OperationsServer start(int port, PrometheusMeterRegistry registry, StreamsHealth health,
                                   BucketsEndpoint buckets) throws IOException {
-        return start(port, registry, health, buckets, new CapacityEndpoint(null));
+        return start(port, registry, health, buckets, new CapacityEndpoint(null, null));
     }
 
     /** {@link #start} with both endpoints built by the caller. */

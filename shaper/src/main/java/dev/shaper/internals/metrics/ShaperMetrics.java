@@ -105,6 +105,14 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String STATE_CACHE_MAX_KEYS = "shaper.state.cache.max.keys";
     /** Units per second of the total rate this instance holds for its partitions (scope cluster). */
     public static final String CAPACITY_POOLED = "shaper.capacity.pooled";
+    /** What the instance may have in use: the highest pool of the last second, which its lease entry reserves. */
+    public static final String CAPACITY_HELD = "shaper.capacity.held";
+    /** Why the instance holds what it holds: a lease, a lease it could not renew, or its static shares. */
+    public static final String CAPACITY_HOLDING = "shaper.capacity.holding";
+    /** The units the instance's tasks released in the last second: never more than the pool plus one record. */
+    public static final String CAPACITY_RELEASED_LAST_SECOND = "shaper.capacity.released.last.second";
+    /** The most units the instance's tasks released in any one second since it started. */
+    public static final String CAPACITY_RELEASED_MOST_SECOND = "shaper.capacity.released.most.second";
     /** Units per second of {@link #CAPACITY_POOLED} its partitions are given now, by their demand. */
     public static final String CAPACITY_GIVEN = "shaper.capacity.given";
     /** Units per second this instance's partitions ask for, together. */
@@ -245,6 +253,26 @@ public final class ShaperMetrics implements AutoCloseable {
         Gauge.builder(CAPACITY_DEMAND, this, m -> m.capacity == null ? 0 : m.capacity.demand())
                 .description("Units/s the partitions this instance runs ask for, together (0 without a pooled total"
                         + " rate)")
+                .register(registry);
+        Gauge.builder(CAPACITY_HELD, this, m -> m.capacity == null ? 0 : m.capacity.held())
+                .description("Units/s this instance may have in use: the highest it held of the total rate over the"
+                        + " last second, which its lease entry reserves (0 without a pooled total rate)")
+                .register(registry);
+        for (CapacityPool.Holding holding : CapacityPool.Holding.values()) {
+            Gauge.builder(CAPACITY_HOLDING, this, m -> m.capacity != null && m.capacity.holding() == holding ? 1 : 0)
+                    .tag("holding", holding.tag())
+                    .description("1 for what this instance holds of the total rate (lease: a lease of the cluster-wide"
+                            + " capacity; hold: a lease it could not renew, at most the last grant; static: the static"
+                            + " shares of its partitions), 0 otherwise")
+                    .register(registry);
+        }
+        Gauge.builder(CAPACITY_RELEASED_LAST_SECOND, this, m -> m.capacity == null ? 0
+                        : m.capacity.releasedInLastSecond(System.currentTimeMillis()))
+                .description("Units this instance's partitions released in the last second, all together: never more"
+                        + " than what it holds plus one record")
+                .register(registry);
+        Gauge.builder(CAPACITY_RELEASED_MOST_SECOND, this, m -> m.capacity == null ? 0 : m.capacity.mostInOneSecond())
+                .description("The most units this instance's partitions released in any one second since it started")
                 .register(registry);
         Gauge.builder(STATE_CACHE_MAX_KEYS, this, m -> m.stateCache == null ? 0 : m.stateCache.maxKeys())
                 .description("The bound on " + STATE_CACHE_KEYS + ", exceeded at most by the states changed since"

@@ -156,8 +156,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
     /**
      * The longest step a release of the total rate serves whole: twice the tick, and at least 100 ms, covers a busy
-     * stream thread's late ticks; the total rate makes up a longer stall a little faster than the clock, not at once
-     * (see TotalRateLimiter).
+     * stream thread's late ticks; the total rate makes up a longer stall at twice its rate, not at once, and the
+     * ceiling's window keeps every second within it (see TotalRateLimiter, CapacityPool#mayRelease).
      */
     private long burstNanos() {
         return Math.max(2 * tickNanos, MIN_BURST_NANOS);
@@ -266,7 +266,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
         // Shadow traffic reaches the database as well: the total rate counts it.
         total.onPass(now, cost);
-        capacity.used(cost, rule.priority());
+        capacity.used(cost, rule.priority(), wallNow);
         queues.pass(entry, next);
         forwardAtOnce(record, wallNow);
     }
@@ -278,7 +278,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         // A record may not pass ahead of records of a higher priority that the total rate holds back, nor at a
         // priority the capacity does not reach now.
         boolean totalAllows = total.canPass(now) && !queues.heldBackAbove(rule.priority())
-                && rule.priority() <= capacity.servedPriority();
+                && rule.priority() <= capacity.servedPriority() && capacity.mayRelease(wallNow);
         // Nothing queued and the cap open: no backlog in front of the cap, and nothing to compute per record. A
         // record waits behind what is queued at its priority or a higher one.
         long capWait = totalAllows && queues.queuedUnits() == 0 ? 0
@@ -292,7 +292,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                 window.record(wallNow, cost);
             }
             total.onPass(now, cost);
-            capacity.used(cost, rule.priority());
+            capacity.used(cost, rule.priority(), wallNow);
             queues.pass(entry, pass.state());
             forwardAtOnce(record, wallNow);
         } else if (arrival instanceof Arrival.Enqueue enqueue) {
@@ -548,11 +548,14 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
         @Override
         public boolean takeTotal(long cost, int priority) {
+            if (!capacity.mayRelease(wallNow)) {
+                return false; // the ceiling's last second is full, whatever the rate's schedules allow
+            }
             if (total.tryRelease(now, step, cost)) {
-                capacity.used(cost, priority);
+                capacity.used(cost, priority, wallNow);
                 return true;
             }
-            return capacity.takeSpare(cost, priority);
+            return capacity.takeSpare(cost, priority, wallNow);
         }
     }
 

@@ -63,6 +63,15 @@ public final class ReleaseWindow {
         return heldAt(wallMs) < effectiveLimit(wallMs, limit);
     }
 
+    /**
+     * Whether a release may happen at {@code wallMs} with the window held to {@code limit} at once, whatever it was
+     * before: fewer than {@code limit} units in the window. For a ceiling that others may take up as soon as it falls
+     * (the database's capacity, shared across instances), where {@link #allows} would let the old one stand a second.
+     */
+    public boolean holdsLessThan(long wallMs, long limit) {
+        return heldAt(wallMs) < limit;
+    }
+
     private long effectiveLimit(long wallMs, long limit) {
         if (limit != this.limit) {
             earlierLimit = this.limit == NO_LIMIT ? limit

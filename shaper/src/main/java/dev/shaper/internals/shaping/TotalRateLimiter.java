@@ -2,7 +2,9 @@ package dev.shaper.internals.shaping;
 
 /**
  * The cap on all keys of one task together (its part of the database's capacity). A GCRA over the task's virtual
- * time: records that pass at once and records released from the queues both spend it.
+ * time: records that pass at once and records released from the queues both spend it. It paces the task within the
+ * second; the ceiling over whole seconds is the window of releases its caller asks first (see
+ * {@code CapacityPool#mayRelease}).
  *
  * <p>The drain releases queued records in due-time order until this limiter refuses, so the capacity is shared
  * among waiting keys in proportion to their own rates. The task's part may change between ticks (see
@@ -21,8 +23,12 @@ public final class TotalRateLimiter {
     /** The smoothing schedule: releases at most {@link #CATCH_UP_SPEED} times the rate beyond one step's worth. */
     private long smoothTatNanos = Long.MIN_VALUE;
 
-    /** How much faster than the clock a cap that fell behind makes up the time: a 1-s window holds 5 % more at most. */
-    static final double CATCH_UP_SPEED = 1.05;
+    /**
+     * How much faster than the clock a cap that fell behind makes up the time: fast enough to use the room a stall
+     * left in the last second before it is gone; the ceiling's window of releases (which the caller asks before this
+     * limiter) keeps every second within the rate plus one.
+     */
+    static final double CATCH_UP_SPEED = 2.0;
     /** How much time a cap that fell behind still owes at most: what it owed beyond is lost. */
     static final long MAX_OWED_NANOS = 1_000_000_000L;
 
@@ -77,8 +83,8 @@ public final class TotalRateLimiter {
      * Spends {@code cost} units for a queued record if the cap allows it now. Two schedules must both allow it:
      * the rate's, which remembers up to {@link #MAX_OWED_NANOS} that a stall kept from being used, so that the time
      * is made up and the rate is exact; and a smoothing one at {@link #CATCH_UP_SPEED} times the rate, which lets a
-     * scan covering {@code stepNanos} (the caller bounds it: a longer stall is made up, not served at once) use that step's worth and makes up what is
-     * owed only a little faster than the clock, never in one burst.
+     * scan covering {@code stepNanos} (the caller bounds it: a longer stall is made up, not served at once) use that
+     * step's worth and makes up what is owed at twice the rate, never in one burst.
      */
     public boolean tryRelease(long nowNanos, long stepNanos, long cost) {
         if (unlimited) {

@@ -4,6 +4,7 @@ import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.DaemonThreadScheduler;
 import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.internals.capacity.CapacityCoordinator;
+import dev.shaper.internals.capacity.CapacityHolding;
 import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.internals.capacity.RedisCapacityLeases;
 import dev.shaper.internals.capacity.RestoreListener;
@@ -18,6 +19,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 /** Builds an instance's share of the total rate from its settings, and the closed loop that moves it. */
 public final class CapacityWiring {
@@ -45,6 +47,12 @@ public final class CapacityWiring {
             if (loop != null) {
                 loop.start();
             }
+        }
+
+        /** What the instance holds of the capacity, for {@code /capacity}; null without a pool. */
+        public Supplier<CapacityHolding> holding() {
+            return pool == null ? null
+                    : () -> CapacityHolding.of(pool, coordinator, System.currentTimeMillis());
         }
 
         /** What the tasks tell of the queues they open. */

@@ -35,7 +35,8 @@ class CapacityCoordinatorTest {
         final List<List<Integer>> partitions = new ArrayList<>();
 
         @Override
-        public Lease renew(PriorityDemand demand, Collection<Integer> running) throws RedisUnavailableException {
+        public Lease renew(PriorityDemand demand, Collection<Integer> running, double held)
+                throws RedisUnavailableException {
             demands.add(demand.total());
             partitions.add(List.copyOf(running));
             if (bug != null) {
@@ -44,7 +45,7 @@ class CapacityCoordinatorTest {
             if (down) {
                 throw new RedisUnavailableException("connection refused", null);
             }
-            return new Lease(grant, 400, 2, 600);
+            return new Lease(grant, 400, 2, 600, false);
         }
 
         @Override

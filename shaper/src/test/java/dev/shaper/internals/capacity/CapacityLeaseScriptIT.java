@@ -48,7 +48,22 @@ class CapacityLeaseScriptIT {
         opened.forEach(RedisCapacityLeases::close);
     }
 
+    /**
+     * An instance of the application whose table already has an epoch past its learning period: most tests are about
+     * the sharing, not about a table found missing.
+     */
     private RedisCapacityLeases instance(String id) {
+        settled();
+        return newInstance(id);
+    }
+
+    /** The application's table as if it had been running for a while: its epoch's learning period over. */
+    private void settled() {
+        server.call("SET", CapacityLeaseScript.epochName(application), "1");
+        server.call("HSET", CapacityLeaseScript.tableName(application), "~epoch", "1");
+    }
+
+    private RedisCapacityLeases newInstance(String id) {
         RedisCapacityLeases leases = new RedisCapacityLeases(server.uri(), Duration.ofSeconds(2),
                 Duration.ofMillis(100), null,
                 new RedisCapacityLeases.Terms(application, id, () -> CAPACITY, PARTITIONS, LEASE));
@@ -58,7 +73,7 @@ class CapacityLeaseScriptIT {
 
     @Test
     void shouldGiveALoneInstanceRunningEveryPartitionTheWholeCapacity() throws Exception {
-        CapacityLeases.Lease lease = instance("a").renew(d(100), List.of(0, 1, 2, 3, 4, 5, 6, 7));
+        CapacityLeases.Lease lease = instance("a").renew(d(100), List.of(0, 1, 2, 3, 4, 5, 6, 7), 0);
 
         // its demand, and what no one asks for as headroom
         assertThat(lease.grant()).isEqualTo(CAPACITY);
@@ -76,9 +91,9 @@ class CapacityLeaseScriptIT {
         List<Integer> second = List.of(4, 5, 6, 7);
 
         // When: a renews alone, then b, then a again
-        CapacityLeases.Lease aAlone = a.renew(d(300), first);
-        CapacityLeases.Lease bLease = b.renew(d(50), second);
-        CapacityLeases.Lease aLease = a.renew(d(300), first);
+        CapacityLeases.Lease aAlone = a.renew(d(300), first, 0);
+        CapacityLeases.Lease bLease = b.renew(d(50), second, 0);
+        CapacityLeases.Lease aLease = a.renew(d(300), first, 0);
 
         // Then: alone, a holds only its partitions' capacity (the other half is reserved for whoever runs them);
         // together, b gets its demand plus half of what is left over, a the rest
@@ -88,10 +103,10 @@ class CapacityLeaseScriptIT {
         assertThat(aLease.grant() + bLease.grant()).isLessThanOrEqualTo(CAPACITY + 1e-9);
 
         // And: when b's demand grows, b gets no more than a leaves until a has renewed
-        CapacityLeases.Lease bGrows = b.renew(d(400), second);
+        CapacityLeases.Lease bGrows = b.renew(d(400), second, 0);
         assertThat(bGrows.grant()).isCloseTo(CAPACITY - 325, within(1e-9));
-        CapacityLeases.Lease aShrinks = a.renew(d(300), first);
-        CapacityLeases.Lease bGrown = b.renew(d(400), second);
+        CapacityLeases.Lease aShrinks = a.renew(d(300), first, 0);
+        CapacityLeases.Lease bGrown = b.renew(d(400), second, 0);
         assertThat(aShrinks.grant()).isCloseTo(200, within(1e-9));
         assertThat(bGrown.grant()).isCloseTo(200, within(1e-9));
     }
@@ -107,7 +122,7 @@ class CapacityLeaseScriptIT {
         for (int round = 0; round < 300; round++) {
             int i = random.nextInt(3);
             double demand = random.nextInt(4) == 0 ? 0 : random.nextDouble() * 500;
-            CapacityLeases.Lease lease = instances.get(i).renew(d(demand), partitions.get(i));
+            CapacityLeases.Lease lease = instances.get(i).renew(d(demand), partitions.get(i), 0);
             held.put(i, lease.grant());
 
             // Then: the grants in use never add up to more than the capacity
@@ -127,7 +142,7 @@ class CapacityLeaseScriptIT {
         // When: each renews three times in turn
         for (int round = 0; round < 3; round++) {
             for (int i = 0; i < 3; i++) {
-                grants[i] = instances.get(i).renew(d(demands[i]), partitions.get(i)).grant();
+                grants[i] = instances.get(i).renew(d(demands[i]), partitions.get(i), 0).grant();
             }
         }
 
@@ -142,29 +157,29 @@ class CapacityLeaseScriptIT {
         // Given: a and b on leases, a busy
         RedisCapacityLeases a = instance("a");
         RedisCapacityLeases b = instance("b");
-        a.renew(d(400), List.of(0, 1, 2, 3));
-        b.renew(d(400), List.of(4, 5, 6, 7));
-        a.renew(d(400), List.of(0, 1, 2, 3));
-        assertThat(b.renew(d(400), List.of(4, 5, 6, 7)).grant()).isCloseTo(200, within(1e-9));
+        a.renew(d(400), List.of(0, 1, 2, 3), 0);
+        b.renew(d(400), List.of(4, 5, 6, 7), 0);
+        a.renew(d(400), List.of(0, 1, 2, 3), 0);
+        assertThat(b.renew(d(400), List.of(4, 5, 6, 7), 0).grant()).isCloseTo(200, within(1e-9));
 
         // When: a's lease ends without a renewal (a died, or cannot reach Redis)
         endLease("a");
-        CapacityLeases.Lease alone = b.renew(d(400), List.of(4, 5, 6, 7));
+        CapacityLeases.Lease alone = b.renew(d(400), List.of(4, 5, 6, 7), 0);
 
         // Then: a is gone from the table; b may take no more than its own partitions' static shares, since a, if
         // alive, may run partitions 0-3 at theirs; once b also runs a's partitions, it gets the whole capacity
         assertThat(alone.instances()).isEqualTo(1);
         assertThat(alone.grant()).isCloseTo(200, within(1e-9));
-        assertThat(b.renew(d(400), List.of(0, 1, 2, 3, 4, 5, 6, 7)).grant()).isCloseTo(CAPACITY, within(1e-9));
+        assertThat(b.renew(d(400), List.of(0, 1, 2, 3, 4, 5, 6, 7), 0).grant()).isCloseTo(CAPACITY, within(1e-9));
     }
 
     @Test
     void shouldLoadTheScriptAgainAfterRedisForgotIt() throws Exception {
         RedisCapacityLeases a = instance("a");
-        a.renew(d(10), List.of(0));
+        a.renew(d(10), List.of(0), 0);
         server.call("SCRIPT", "FLUSH");
 
-        assertThat(a.renew(d(10), List.of(0)).grant()).isCloseTo(CAPACITY / PARTITIONS, within(1e-9));
+        assertThat(a.renew(d(10), List.of(0), 0).grant()).isCloseTo(CAPACITY / PARTITIONS, within(1e-9));
     }
 
     /** Moves {@code instance}'s lease expiry into the past, as if a lease had passed without a renewal. */
@@ -185,10 +200,10 @@ class CapacityLeaseScriptIT {
         PriorityDemand mostlyBackfill = PriorityDemand.of(new double[] {50, 400});
 
         // When: both renew, then renew again once the other's grant is known
-        a.renew(interactive, first);
-        b.renew(mostlyBackfill, second);
-        CapacityLeases.Lease aLease = a.renew(interactive, first);
-        CapacityLeases.Lease bLease = b.renew(mostlyBackfill, second);
+        a.renew(interactive, first, 0);
+        b.renew(mostlyBackfill, second, 0);
+        CapacityLeases.Lease aLease = a.renew(interactive, first, 0);
+        CapacityLeases.Lease bLease = b.renew(mostlyBackfill, second, 0);
 
         // Then: the 350/s asked at priority 0 is served first; b's backfill gets the 50/s left
         assertThat(aLease.grant()).isCloseTo(300, within(1e-9));
@@ -206,11 +221,76 @@ class CapacityLeaseScriptIT {
 
         // When: a new instance asking 400/s at priority 1 renews
         CapacityLeases.Lease lease = instance("new").renew(PriorityDemand.of(new double[] {0, 400}),
-                List.of(4, 5, 6, 7));
+                List.of(4, 5, 6, 7), 0);
 
         // Then: the old instance's 300/s counts at priority 0: the new one gets what it leaves, less its grant
         assertThat(lease.grant()).isCloseTo(100, within(1e-9));
         assertThat(lease.instances()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldReserveWhatAnInstanceMayStillHaveInUseBeyondItsNewGrant() throws Exception {
+        // Given: a held 300/s over the last second, and now asks for 100/s; b asks for everything
+        RedisCapacityLeases a = instance("a");
+        RedisCapacityLeases b = instance("b");
+        List<Integer> first = List.of(0, 1, 2, 3);
+        List<Integer> second = List.of(4, 5, 6, 7);
+
+        // When: a renews with its smaller demand, then b
+        CapacityLeases.Lease aLease = a.renew(d(100), first, 300);
+        CapacityLeases.Lease bLease = b.renew(d(400), second, 0);
+
+        // Then: a is granted its demand and more headroom, but its entry reserves the 300 it may still release in
+        // its last second: b gets only what that leaves
+        assertThat(aLease.grant()).isLessThanOrEqualTo(300);
+        assertThat(bLease.grant()).isCloseTo(CAPACITY - 300, within(1e-9));
+        // And: once a's second has passed (it reports what it holds now), b gets the rest
+        a.renew(d(100), first, aLease.grant());
+        assertThat(b.renew(d(400), second, bLease.grant()).grant()).isCloseTo(CAPACITY - aLease.grant(),
+                within(1e-9));
+    }
+
+    @Test
+    void shouldGrantNoMoreThanWhatEachHoldsWhileItLearnsALostTableAgain() throws Exception {
+        // Given: a and b share the capacity, 200/s each
+        RedisCapacityLeases a = instance("a");
+        RedisCapacityLeases b = instance("b");
+        List<Integer> first = List.of(0, 1, 2, 3);
+        List<Integer> second = List.of(4, 5, 6, 7);
+        a.renew(d(400), first, 0);
+        b.renew(d(400), second, 0);
+        assertThat(a.renew(d(400), first, 200).grant()).isCloseTo(200, within(1e-9));
+
+        // When: the table is lost (FLUSHALL), and a renews first, then b, then a newcomer c
+        server.call("FLUSHALL");
+        CapacityLeases.Lease aAfter = a.renew(d(400), first, 200);
+        CapacityLeases.Lease bAfter = b.renew(d(400), second, 200);
+        CapacityLeases.Lease cAfter = newInstance("c").renew(d(400), List.of(), 0);
+
+        // Then: a learning period: nobody is granted more than it held, so the grants in use stay within C
+        assertThat(aAfter.learning()).isTrue();
+        assertThat(aAfter.grant()).isLessThanOrEqualTo(200);
+        assertThat(bAfter.learning()).isTrue();
+        assertThat(bAfter.grant()).isLessThanOrEqualTo(200);
+        assertThat(cAfter.grant()).isZero();
+        assertThat(aAfter.grant() + bAfter.grant()).isLessThanOrEqualTo(CAPACITY + 1e-9);
+    }
+
+    @Test
+    void shouldLearnAgainWhenTheTableAloneIsLostAndKeepBothKeysWithoutAnExpiry() throws Exception {
+        // Given: a settled table
+        RedisCapacityLeases a = instance("a");
+        a.renew(d(100), List.of(0, 1, 2, 3), 0);
+        assertThat(server.call("PTTL", CapacityLeaseScript.tableName(application))).isEqualTo("-1");
+        assertThat(server.call("PTTL", CapacityLeaseScript.epochName(application))).isEqualTo("-1");
+
+        // When: the table alone is evicted
+        server.call("DEL", CapacityLeaseScript.tableName(application));
+
+        // Then: the epoch no longer matches the table's: a learning period, a held to what it holds
+        CapacityLeases.Lease after = a.renew(d(400), List.of(0, 1, 2, 3), 50);
+        assertThat(after.learning()).isTrue();
+        assertThat(after.grant()).isLessThanOrEqualTo(50);
     }
 
     /** {@code unitsPerSecond} at the highest priority. */

@@ -42,8 +42,8 @@ public final class AllMeters implements AutoCloseable {
         metrics.bindCapacity(pool);
         metrics.bindCapacityCoordinator(new CapacityCoordinator(pool, new CapacityLeases() {
             @Override
-            public Lease renew(PriorityDemand demand, Collection<Integer> partitions) {
-                return new Lease(400, 400, 1, demand.total());
+            public Lease renew(PriorityDemand demand, Collection<Integer> partitions, double held) {
+                return new Lease(400, 400, 1, demand.total(), false);
             }
 
             @Override

@@ -1,0 +1,90 @@
+package dev.shaper.internals.capacity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The pool as a ceiling on the instance's releases in every second, and what the instance holds for the leases. */
+class CapacityPoolCeilingTest {
+
+    private static final long T0 = 1_000_000L;
+
+    private final AtomicLong wallMs = new AtomicLong(T0);
+    /** 400/s over 8 partitions: 50/s per task; two tasks pool 100/s. */
+    private final CapacityPool pool = new CapacityPool(400, 8, wallMs::get);
+
+    /** Releases one unit at {@code atMs} whenever the ceiling allows, as many as {@code tries}; how many left. */
+    private int release(long atMs, int tries) {
+        int released = 0;
+        for (int i = 0; i < tries; i++) {
+            if (pool.mayRelease(atMs)) {
+                pool.released(atMs, 1);
+                released++;
+            }
+        }
+        return released;
+    }
+
+    @Test
+    void shouldHoldTheInstancesReleasesOfAnySecondToThePoolPlusOne() {
+        // Given: two tasks, 100/s pooled
+        pool.join(0);
+        pool.join(1);
+
+        // When: the tasks try to release 300 in one burst (a stall made up at once), then again 999 ms later
+        int first = release(T0, 300);
+        int later = release(T0 + 999, 300);
+
+        // Then: 101 in that second, and nothing more until the first burst is a whole second old
+        assertThat(first).isEqualTo(101);
+        assertThat(later).isZero();
+        assertThat(release(T0 + 1_000, 300)).isEqualTo(101);
+        assertThat(pool.releasedInLastSecond(T0 + 1_000)).isEqualTo(101);
+    }
+
+    @Test
+    void shouldHoldALoweredPoolAtOnce() {
+        // Given: 100/s pooled, 60 released in the last half second
+        pool.join(0);
+        pool.join(1);
+        assertThat(release(T0, 60)).isEqualTo(60);
+
+        // When: the lease falls to 40/s
+        pool.useLease(40);
+
+        // Then: nothing more until the 60 have left the window, then 41 in the next second
+        assertThat(release(T0 + 500, 10)).isZero();
+        assertThat(release(T0 + 1_000, 100)).isEqualTo(41);
+    }
+
+    @Test
+    void shouldHoldTheHighestPoolOfTheLastSecondForTheLeases() {
+        // Given: a lease of 300/s
+        pool.join(0);
+        pool.useLease(300);
+        assertThat(pool.held()).isEqualTo(300);
+
+        // When: it falls to 100/s at T0 + 200
+        wallMs.set(T0 + 200);
+        pool.useLease(100);
+
+        // Then: the instance may have 300 in use for a second more, then 100
+        wallMs.set(T0 + 1_199);
+        assertThat(pool.held()).isEqualTo(300);
+        wallMs.set(T0 + 1_200);
+        assertThat(pool.held()).isEqualTo(100);
+        // And: a rise counts at once
+        pool.useLease(150);
+        assertThat(pool.held()).isEqualTo(150);
+    }
+
+    @Test
+    void shouldLetARecordThatCostsMoreThanTheCeilingLeaveAloneInItsSecond() {
+        pool.join(0); // 50/s
+        assertThat(pool.mayRelease(T0)).isTrue();
+        pool.released(T0, 80);
+        assertThat(pool.mayRelease(T0 + 999)).isFalse();
+        assertThat(pool.mayRelease(T0 + 1_000)).isTrue();
+    }
+}
