@@ -245,7 +245,7 @@ public final class ShaperApplication {
                 instances = new LiveInstanceCounter(adminConfig(streamsProps),
                         streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
                         config.redisTimeout().multipliedBy(20));
-                admission = AdmissionWiring.forConfig(config, instances);
+                admission = AdmissionWiring.forConfig(config, instances, partitions);
             }
             capacity = CapacityWiring.forConfig(config, streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
                     partitions, clientConfig(streamsProps, ConsumerConfig.configNames()));

@@ -87,11 +87,21 @@ public final class ShaperConfig extends AbstractConfig {
     /** Default delay bound of each key. */
     public static final String SHAPING_MAX_DELAY_MS_CONFIG = "shaper.shaping.max.delay.ms";
     public static final String SHAPING_MAX_DELAY_MS_DOC = "Default longest wait, in milliseconds, of a record"
-            + " between its arrival and its release. A record that would wait longer, behind its key's rate or"
-            + " behind the total rate's backlog, is rejected at arrival with reason DELAY_EXCEEDED and a"
-            + " retry-after of the excess; a queued record that has waited longer than this plus one tick (the"
-            + " total rate's share shrank, or the release stalled) is rejected as DELAY_EXCEEDED instead of"
-            + " released late.";
+            + " between its timestamp (or its arrival, see shaper.shaping.max.delay.from) and its release. A record"
+            + " that would wait longer, behind its key's rate or behind the total rate's backlog, or that arrives"
+            + " older than this, is rejected at arrival with reason DELAY_EXCEEDED and a retry-after; a queued"
+            + " record that has waited longer than this plus one tick (the total rate's share shrank, or the"
+            + " release stalled) is rejected as DELAY_EXCEEDED instead of released late.";
+
+    /** Where a record's wait starts. */
+    public static final String SHAPING_MAX_DELAY_FROM_CONFIG = "shaper.shaping.max.delay.from";
+    public static final String MAX_DELAY_FROM_TIMESTAMP = "timestamp";
+    public static final String MAX_DELAY_FROM_ARRIVAL = "arrival";
+    public static final String SHAPING_MAX_DELAY_FROM_DOC = "Where the wait that max.delay.ms bounds starts:"
+            + " timestamp (the record's timestamp on the input topic, or its arrival if that is earlier or the"
+            + " record has none, 0 or less: what its"
+            + " producer and the database see, the time the shaper lagged its input included) or arrival (when the"
+            + " shaper reads it). With timestamp, a producer whose clock runs behind makes its records look older.";
 
     /** Cap on all keys together. */
     public static final String SHAPING_TOTAL_RATE_CONFIG = "shaper.shaping.total.rate";
@@ -353,6 +363,9 @@ public final class ShaperConfig extends AbstractConfig {
                     SHAPING_MAX_TASK_QUEUE_DOC)
             .define(SHAPING_MAX_DELAY_MS_CONFIG, Type.LONG, 60_000L, Range.between(0, 365L * 24 * 3600 * 1000),
                     Importance.HIGH, SHAPING_MAX_DELAY_MS_DOC)
+            .define(SHAPING_MAX_DELAY_FROM_CONFIG, Type.STRING, MAX_DELAY_FROM_TIMESTAMP,
+                    ConfigDef.CaseInsensitiveValidString.in(MAX_DELAY_FROM_TIMESTAMP, MAX_DELAY_FROM_ARRIVAL),
+                    Importance.MEDIUM, SHAPING_MAX_DELAY_FROM_DOC)
             .define(SHAPING_TOTAL_RATE_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.MEDIUM,
                     SHAPING_TOTAL_RATE_DOC)
             .define(SHAPING_TOTAL_SCOPE_CONFIG, Type.STRING, TOTAL_SCOPE_CLUSTER,
@@ -696,6 +709,11 @@ public final class ShaperConfig extends AbstractConfig {
     public ShapingRule defaultShapingRule() {
         return new ShapingRule(getDouble(SHAPING_RATE_CONFIG), getInt(SHAPING_MAX_QUEUE_CONFIG),
                 getLong(SHAPING_MAX_DELAY_MS_CONFIG));
+    }
+
+    /** Whether a record's wait starts at its timestamp (else at its arrival): shaper.shaping.max.delay.from. */
+    public boolean maxDelayFromTimestamp() {
+        return MAX_DELAY_FROM_TIMESTAMP.equalsIgnoreCase(getString(SHAPING_MAX_DELAY_FROM_CONFIG));
     }
 
     public String inputTopic() {

@@ -39,6 +39,57 @@ class BoundedWaitsTopologyTest {
     }
 
     @Test
+    void shouldRejectAtOnceARecordThatArrivesOlderThanItsBound() {
+        // Given: 10/s per key, a wait bound of 5 s counted from the records' timestamps (the default)
+        try (ShaperDriver shaper = ShaperDriver.start(settings(10, 5_000))) {
+            long now = shaper.now().toEpochMilli();
+
+            // When: a record stamped 6 s ago arrives (the shaper lagged its input), then a fresh one of the same key
+            shaper.send("k", "late", now - 6_000);
+            shaper.send("k", "fresh", now);
+
+            // Then: the late one is refused at once, with a retry-after (a retry now would pass) and why; the fresh
+            // one passes, its key untouched by the late one
+            List<TestRecord<byte[], byte[]>> rejected = shaper.readRejected();
+            assertThat(rejected).hasSize(1);
+            assertThat(header(rejected.get(0), ShaperHeaders.REASON)).isEqualTo("DELAY_EXCEEDED");
+            assertThat(header(rejected.get(0), ShaperHeaders.RETRY_AFTER_MS)).isEqualTo("1");
+            assertThat(header(rejected.get(0), ShaperHeaders.DETAIL)).contains("arrived 6000 ms after its timestamp",
+                    "max.delay.ms of 5000 ms", ShaperConfig.SHAPING_MAX_DELAY_FROM_CONFIG);
+            assertThat(shaper.readShaped()).extracting(r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8))
+                    .containsExactly("fresh");
+        }
+    }
+
+    @Test
+    void shouldCountWhatARecordWaitedBeforeItArrivedAgainstItsBound() {
+        // Given: 1/s per key, a wait bound of 5 s; a backlog of 3 s on the key
+        try (ShaperDriver shaper = ShaperDriver.start(settings(1, 5_000))) {
+            long now = shaper.now().toEpochMilli();
+            for (int i = 0; i < 4; i++) {
+                shaper.send("k", "v" + i, now);
+            }
+
+            // When: a record stamped 2.5 s ago arrives: 4 s of wait here, 6.5 s in all
+            shaper.send("k", "lagged", now - 2_500);
+
+            // Then: refused; the same with the wait counted from arrival is queued
+            assertThat(shaper.readRejected()).hasSize(1);
+        }
+        Map<String, String> fromArrival = settings(1, 5_000);
+        fromArrival.put(ShaperConfig.SHAPING_MAX_DELAY_FROM_CONFIG, ShaperConfig.MAX_DELAY_FROM_ARRIVAL);
+        try (ShaperDriver shaper = ShaperDriver.start(fromArrival)) {
+            long now = shaper.now().toEpochMilli();
+            for (int i = 0; i < 4; i++) {
+                shaper.send("k", "v" + i, now);
+            }
+            shaper.send("k", "lagged", now - 2_500);
+            assertThat(shaper.readRejected()).isEmpty();
+            assertThat(runFor(shaper, Duration.ofSeconds(5))).hasSize(5);
+        }
+    }
+
+    @Test
     void shouldRefuseAtArrivalWhatWouldWaitPastMaxDelayBehindTheTotalRate() {
         // Given: a key far faster (1,000/s) than the total rate (10/s), and a wait bound of 1 s
         Map<String, String> settings = settings(1_000, 1_000);

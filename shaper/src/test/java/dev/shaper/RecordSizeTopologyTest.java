@@ -89,8 +89,10 @@ class RecordSizeTopologyTest {
         // Given: an output topic that takes records up to 100 s old, and a key released once every 50 s
         TopicLimits limits = TopicLimits.assumed(1_048_576)
                 .withTimes(new TimestampWindow(100_000, Long.MAX_VALUE, "topic shaped's (100 s)"), TimestampWindow.ANY);
+        // (the wait counted from arrival: counted from their timestamps, the second would be refused at arrival)
         Map<String, String> settings = Map.of(ShaperConfig.SHAPING_RATE_CONFIG, "0.02",
-                ShaperConfig.SHAPING_TICK_MS_CONFIG, "100");
+                ShaperConfig.SHAPING_TICK_MS_CONFIG, "100",
+                ShaperConfig.SHAPING_MAX_DELAY_FROM_CONFIG, ShaperConfig.MAX_DELAY_FROM_ARRIVAL);
         try (ShaperDriver shaper = ShaperDriver.start(settings, limits)) {
             // When: two records arrive 49 s old (inside the window with the margin of half of it); the first
             // leaves at once, the second is due 50 s later, when it is 99 s old

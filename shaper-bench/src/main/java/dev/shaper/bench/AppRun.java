@@ -51,7 +51,7 @@ final class AppRun {
         this.applicationId = settings.get(StreamsConfig.APPLICATION_ID_CONFIG);
         this.stateDir = Path.of(settings.get(StreamsConfig.STATE_DIR_CONFIG));
         this.admission = app.admission() == null ? null : AdmissionWiring.forConfig(config,
-                () -> 1); // one instance per run
+                () -> 1, 1); // one instance per run
         this.capacity = CapacityWiring.forConfig(config, applicationId, partitions, settings);
         try {
             if (admission != null) {

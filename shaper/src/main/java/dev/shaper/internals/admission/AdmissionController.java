@@ -74,9 +74,21 @@ public final class AdmissionController implements AutoCloseable {
     public AdmissionController(RedisTokenBuckets redis, AdmissionMode mode, Duration syncInterval,
                                Duration pingInterval, IntSupplier liveInstances, AdmissionScheduler background,
                                LongSupplier nanoTime) {
+        this(redis, mode, syncInterval, pingInterval, liveInstances, 1, background, nanoTime);
+    }
+
+    /**
+     * Like {@link #AdmissionController(RedisTokenBuckets, AdmissionMode, Duration, Duration, IntSupplier,
+     * AdmissionScheduler, LongSupplier)}, with the local fallback dividing each rule by
+     * {@code instancesBeforeCount} until the first count of the live instances succeeds: the most that can be
+     * admitting at once (the input partitions), so that no start on local buckets admits above a limit.
+     */
+    public AdmissionController(RedisTokenBuckets redis, AdmissionMode mode, Duration syncInterval,
+                               Duration pingInterval, IntSupplier liveInstances, int instancesBeforeCount,
+                               AdmissionScheduler background, LongSupplier nanoTime) {
         this.redis = redis;
         this.mode = mode;
-        this.liveInstances = new LiveInstances(liveInstances);
+        this.liveInstances = new LiveInstances(liveInstances, instancesBeforeCount);
         this.local = new LocalBackend(this.liveInstances);
         this.shared = redis == null ? null : redisBackend(mode, redis, local, syncInterval, nanoTime);
         this.pingInterval = pingInterval;

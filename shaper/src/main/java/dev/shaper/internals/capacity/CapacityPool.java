@@ -100,6 +100,11 @@ public final class CapacityPool {
         return releases.holdsLessThan(wallMs, (long) Math.floor(pooled()) + 1);
     }
 
+    /** How many units {@link #mayRelease} lets leave at {@code wallMs}, at most: what the last second has room for. */
+    public synchronized long room(long wallMs) {
+        return Math.max(0, (long) Math.floor(pooled()) + 1 - releases.heldAt(wallMs));
+    }
+
     /** {@code units} of one of the instance's tasks left at {@code wallMs}, at once or from a queue. */
     public synchronized void released(long wallMs, long units) {
         releases.record(wallMs, units);

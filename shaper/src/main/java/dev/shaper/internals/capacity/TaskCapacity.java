@@ -87,6 +87,17 @@ public final class TaskCapacity {
         return ownReleases == null || ownReleases.holdsLessThan(wallMs, ownLimit);
     }
 
+    /**
+     * How many units the ceiling lets this task release at {@code wallMs}, at most (see {@link #mayRelease}); infinite
+     * without a cap. A release scan shares this, not more, among its bands.
+     */
+    public double room(long wallMs) {
+        if (pool != null) {
+            return pool.room(wallMs);
+        }
+        return ownReleases == null ? Double.POSITIVE_INFINITY : Math.max(0, ownLimit - ownReleases.heldAt(wallMs));
+    }
+
     /** {@code units} of {@code priority} left at {@code wallMs}, at once or from the queues. */
     public void used(long units, int priority, long wallMs) {
         usedUnits[priority] += units;
@@ -138,6 +149,8 @@ public final class TaskCapacity {
                     Math.max(usedRate[p], waitingRate) * GROWTH);
         }
         limiter.setRate(member.update(PriorityDemand.of(demand)));
+        // What the task can count on follows the capacity: after a cut of C, waits are estimated at the new share.
+        limiter.setAssuredRate(pool.staticShare());
         Arrays.fill(usedUnits, 0);
         lastTickWallMs = wallNowMs;
     }

@@ -46,7 +46,10 @@ public final class LiveInstanceCounter implements IntSupplier, AutoCloseable {
         this.timeout = timeout;
     }
 
-    /** The live instances, at least 1 (this one); throws if the group cannot be described. */
+    /**
+     * The live instances in the application's group; 0 while the group has no member yet (this instance has not
+     * joined), which counts as not counted. Throws if the group cannot be described.
+     */
     @Override
     public synchronized int getAsInt() {
         if (admin == null) {
@@ -55,7 +58,7 @@ public final class LiveInstanceCounter implements IntSupplier, AutoCloseable {
         try {
             ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(applicationId))
                     .describedGroups().get(applicationId).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            return Math.max(1, instances(group.members()));
+            return instances(group.members());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while describing group " + applicationId, e);

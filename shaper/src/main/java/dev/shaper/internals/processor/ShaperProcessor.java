@@ -1,6 +1,7 @@
 package dev.shaper.internals.processor;
 
 import dev.shaper.RejectReason;
+import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.capacity.CapacityPool;
@@ -53,10 +54,13 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
      * @param admissionKeyHeader the header holding the admission key, or null for the record key
      * @param maxTaskQueue       the most records the task may have queued, all its keys together
      * @param shadowChild        the child that leads to the shadow topic, or null when there is none
+     * @param delayFromTimestamp whether a record's wait starts at its timestamp (its arrival if that is earlier), or
+     *                           at its arrival ({@code shaper.shaping.max.delay.from})
      */
     public record Settings(String scheduleStoreName, String keyStoreName, String shapedChild, String rejectedChild,
                            long tickMs, long catchUpMaxMs, double taskTotalRate, boolean releasedHeader,
-                           TopicLimits topicLimits, String admissionKeyHeader, int maxTaskQueue, String shadowChild) {
+                           TopicLimits topicLimits, String admissionKeyHeader, int maxTaskQueue, String shadowChild,
+                           boolean delayFromTimestamp) {
     }
 
     private final Settings settings;
@@ -198,6 +202,18 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
                     + " ms after its deadline " + valid.deadlineMs() + " (" + ShaperHeaders.DEADLINE_MS + ")"));
             return;
         }
+        // The wait max.delay.ms bounds starts at the record's timestamp (never in the future; 0 or less is no
+        // timestamp at all): what the shaper lagged its input is waiting too, for its producer and its database.
+        long waitedMs = settings.delayFromTimestamp() && record.timestamp() > 0
+                ? Math.max(0, wallNow - record.timestamp()) : 0;
+        if (waitedMs > 0) {
+            Refusal late = lateArrival(record, waitedMs, wallNow);
+            if (late != null) {
+                // Before admission: a record that cannot leave in time must not take tokens.
+                reject(record, late);
+                return;
+            }
+        }
         long cost = valid.cost();
         KeyEntry entry = null;
         boolean refusedInShadow = false;
@@ -224,8 +240,29 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         if (rule.shadow()) {
             shapeInShadow(record, valid, entry, rule, now, wallNow, refusedInShadow);
         } else {
-            shape(record, valid, entry, rule, now, wallNow);
+            shape(record, valid, entry, rule, now, wallNow, waitedMs * 1_000_000L);
         }
+    }
+
+    /**
+     * Why a record that waited {@code waitedMs} since its timestamp before it arrived cannot be released within its
+     * key's {@code max.delay.ms} any more; null if it can (or its rule is in shadow). A retry starts afresh: it is
+     * accepted once the key's wait and the total rate's backlog are within the bound.
+     */
+    private Refusal lateArrival(Record<byte[], byte[]> record, long waitedMs, long wallNow) {
+        ShapingRule rule = rules.ruleFor(record.key());
+        if (rule.shadow() || waitedMs <= rule.maxDelayMs()) {
+            return null;
+        }
+        long now = clock.peek(wallNow);
+        long tat = queues.entry(record.key()).state().tatNanos();
+        long keyWait = tat > now ? tat - now : 0; // not max(0, tat - now): a key never seen has MIN_VALUE
+        long capWait = total.backlogNanos(now, queues.queuedUnitsUpTo(rule.priority()));
+        long retryAfterMs = LeakyBucket.nanosToRetryMs(Math.max(keyWait, capWait) - rule.maxDelayMs() * 1_000_000L);
+        return new Refusal(RejectReason.DELAY_EXCEEDED, retryAfterMs, "arrived " + waitedMs + " ms after its"
+                + " timestamp " + record.timestamp() + ", more than this key's max.delay.ms of " + rule.maxDelayMs()
+                + " ms (" + ShaperConfig.SHAPING_MAX_DELAY_FROM_CONFIG + "=" + ShaperConfig.MAX_DELAY_FROM_TIMESTAMP
+                + ")");
     }
 
     /**
@@ -273,7 +310,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
     /** The leaky bucket: the record leaves now, waits in its key's queue, or is refused. */
     private void shape(Record<byte[], byte[]> record, CheckOutcome.Valid valid, KeyEntry entry, ShapingRule rule,
-                       long now, long wallNow) {
+                       long now, long wallNow, long waitedNanos) {
         long cost = valid.cost();
         // A record may not pass ahead of records of a higher priority that the total rate holds back, nor at a
         // priority the capacity does not reach now.
@@ -286,7 +323,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         ReleaseWindow window = currentWindow(entry, wallNow);
         boolean windowAllows = window == null
                 || window.allows(wallNow, ReleasePace.maxInOneSecond(rule.ratePerSecond()));
-        Arrival arrival = LeakyBucket.arrive(entry.state(), rule, now, cost, totalAllows && windowAllows, capWait);
+        Arrival arrival = LeakyBucket.arrive(entry.state(), rule, now, cost, totalAllows && windowAllows, capWait,
+                waitedNanos);
         if (arrival instanceof Arrival.Pass pass) {
             if (window != null) {
                 window.record(wallNow, cost);
@@ -434,6 +472,15 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     }
 
     /**
+     * Where a queued record's wait started: its timestamp, or its arrival if that is earlier, or if it has no
+     * timestamp (0 or less), or with {@code shaper.shaping.max.delay.from=arrival}.
+     */
+    private long waitStart(long timestampMs, long enqueuedWallMs) {
+        return settings.delayFromTimestamp() && timestampMs > 0 ? Math.min(timestampMs, enqueuedWallMs)
+                : enqueuedWallMs;
+    }
+
+    /**
      * A queued record that waited past its key's {@code max.delay.ms} (and a tick), or is still queued at its
      * deadline, goes to the rejected topic.
      */
@@ -450,7 +497,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long retryAfterMs = Math.max(settings.tickMs(),
                 total.backlogNanos(clock.current(), queues.queuedUnits()) / 1_000_000L);
         reject(expired, new Refusal(RejectReason.DELAY_EXCEEDED, retryAfterMs, "expired while queued: waited "
-                + (wallNow - queued.enqueuedWallMs()) + " ms, more than this key's max.delay.ms of "
+                + (wallNow - waitStart(queued.timestamp(), queued.enqueuedWallMs())) + " ms"
+                + (settings.delayFromTimestamp() ? " since its timestamp" : "") + ", more than this key's"
+                + " max.delay.ms of "
                 + rules.ruleFor(key).maxDelayMs() + " ms (the total rate's share shrank or the release stalled)"));
         counts.dequeuedToRejected(storedBytes);
         metrics.expired();
@@ -497,8 +546,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         }
 
         @Override
-        public boolean expired(byte[] key, long enqueuedWallMs, long deadlineMs) {
-            return wallNow > deadlineMs || wallNow - enqueuedWallMs > ruleFor(key).maxDelayMs() + settings.tickMs();
+        public boolean expired(byte[] key, long timestampMs, long enqueuedWallMs, long deadlineMs) {
+            return wallNow > deadlineMs
+                    || wallNow - waitStart(timestampMs, enqueuedWallMs) > ruleFor(key).maxDelayMs() + settings.tickMs();
         }
 
         @Override
@@ -533,7 +583,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
         @Override
         public double availableUnits() {
-            return total.availableUnits(now, step);
+            return Math.min(total.availableUnits(now, step), capacity.room(wallNow));
         }
 
         @Override

@@ -38,6 +38,16 @@ public final class LeakyBucket {
      */
     public static Arrival arrive(KeyState state, ShapingRule rule, long nowNanos, long cost, boolean mayPassNow,
                                  long capWaitNanos) {
+        return arrive(state, rule, nowNanos, cost, mayPassNow, capWaitNanos, 0);
+    }
+
+    /**
+     * Like {@link #arrive(KeyState, ShapingRule, long, long, boolean, long)}, for a record that waited
+     * {@code waitedNanos} already before it arrived (since its timestamp): its wait here may be no longer than what its
+     * key's {@code max.delay.ms} leaves of that.
+     */
+    public static Arrival arrive(KeyState state, ShapingRule rule, long nowNanos, long cost, boolean mayPassNow,
+                                 long capWaitNanos, long waitedNanos) {
         long due = Math.max(state.tatNanos(), nowNanos);
         long nextTat = saturatedAdd(due, rule.intervalNanos(cost));
         if (state.queuedRecords() == 0 && mayPassNow && due - ARRIVAL_TOLERANCE_NANOS <= nowNanos
@@ -56,11 +66,13 @@ public final class LeakyBucket {
         long keyWait = due - nowNanos;
         long wait = Math.max(keyWait, capWaitNanos);
         long maxDelayNanos = rule.maxDelayMs() * 1_000_000L;
-        if (wait > maxDelayNanos) {
+        if (wait > maxDelayNanos - waitedNanos) {
+            // A retry starts its wait afresh: it is accepted once the wait here is within the bound.
             return new Arrival.Reject(RejectReason.DELAY_EXCEEDED, nanosToRetryMs(wait - maxDelayNanos),
                     "record would wait " + nanosToRetryMs(wait) + " ms" + (capWaitNanos > keyWait
-                            ? " behind the total rate's backlog" : "") + ", the most allowed is " + rule.maxDelayMs()
-                            + " ms");
+                            ? " behind the total rate's backlog" : "") + (waitedNanos > 0 ? ", after "
+                            + nanosToRetryMs(waitedNanos) + " ms since its timestamp" : "") + ", the most allowed is "
+                            + rule.maxDelayMs() + " ms");
         }
         return new Arrival.Enqueue(due, state.withEnqueued(nextTat, cost));
     }

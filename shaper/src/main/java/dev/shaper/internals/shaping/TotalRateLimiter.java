@@ -15,7 +15,7 @@ public final class TotalRateLimiter {
 
     private final boolean unlimited;
     /** The rate a backlog is estimated at when the current rate is lower: what the task can count on. */
-    private final double assuredRate;
+    private double assuredRate;
     private double ratePerSecond;
     /** One unit's interval at {@link #ratePerSecond}: most records cost one unit, and the rate changes per tick. */
     private long unitIntervalNanos;
@@ -62,6 +62,14 @@ public final class TotalRateLimiter {
 
     public double rate() {
         return ratePerSecond;
+    }
+
+    /**
+     * The rate the task can count on from now on, whatever its rate now (its static share of a capacity that moved):
+     * backlogs are estimated at no less than this.
+     */
+    public void setAssuredRate(double assuredRate) {
+        this.assuredRate = assuredRate;
     }
 
     /** Whether an arriving record of {@code cost} may pass at once, as far as the total is concerned. */

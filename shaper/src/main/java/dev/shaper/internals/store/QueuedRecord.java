@@ -56,6 +56,11 @@ public record QueuedRecord(long timestamp, long enqueuedWallMs, long cost, long 
         return buf.array();
     }
 
+    /** The timestamp of an encoded record (its timestamp on the input topic), read without decoding the rest. */
+    public static long timestampOf(byte[] encoded) {
+        return ByteBuffer.wrap(encoded).getLong(1);
+    }
+
     /** When an encoded record was queued (wall-clock milliseconds), read without decoding the rest. */
     public static long enqueuedWallMsOf(byte[] encoded) {
         return ByteBuffer.wrap(encoded).getLong(1 + 8);

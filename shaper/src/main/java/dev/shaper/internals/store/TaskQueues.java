@@ -35,10 +35,11 @@ public final class TaskQueues {
     /** Decides, record by record in due order, what a release scan may let go. */
     public interface ReleasePolicy {
         /**
-         * Whether a due record of {@code key}, queued at wall time {@code enqueuedWallMs}, waited too long to go, or
-         * is past its deadline ({@link QueuedRecord#NO_DEADLINE} for none).
+         * Whether a due record of {@code key}, of timestamp {@code timestampMs} and queued at wall time
+         * {@code enqueuedWallMs}, waited too long to go, or is past its deadline ({@link QueuedRecord#NO_DEADLINE}
+         * for none).
          */
-        boolean expired(byte[] key, long enqueuedWallMs, long deadlineMs);
+        boolean expired(byte[] key, long timestampMs, long enqueuedWallMs, long deadlineMs);
 
         /**
          * The key's state once one of its records, due at {@code dueNanos} and costing {@code cost}, is released
@@ -471,8 +472,8 @@ public final class TaskQueues {
         }
         long cost = QueuedRecord.costOf(entry.value());
         KeyEntry slot = keyStates.entry(key);
-        if (scanPolicy.expired(key, QueuedRecord.enqueuedWallMsOf(entry.value()),
-                QueuedRecord.deadlineOf(entry.value()))) {
+        if (scanPolicy.expired(key, QueuedRecord.timestampOf(entry.value()),
+                QueuedRecord.enqueuedWallMsOf(entry.value()), QueuedRecord.deadlineOf(entry.value()))) {
             // Out of the queue without a release: the key's release schedule stays, and the cap is not spent.
             KeyState left = LeakyBucket.expire(slot.state(), cost);
             slot.update(left.plusQueuedBytes(-QueuedRecord.storedSize(key, entry.value())));

@@ -17,15 +17,16 @@ public final class AdmissionWiring {
      * The admission of one instance, not started: on Redis when {@code shaper.redis.uri} is set, local buckets
      * otherwise; its background work on one daemon thread.
      *
-     * @param liveInstances counts the live instances of the application, for the local fallback's share
+     * @param liveInstances   counts the live instances of the application, for the local fallback's share
+     * @param inputPartitions the most instances that can be admitting at once: the count until one has succeeded
      */
-    public static AdmissionController forConfig(ShaperConfig config, IntSupplier liveInstances) {
+    public static AdmissionController forConfig(ShaperConfig config, IntSupplier liveInstances, int inputPartitions) {
         String uri = config.redisUri();
         Duration ping = config.redisPingInterval();
         RedisTokenBuckets redis = uri == null ? null
                 : new RedisTokenBuckets(uri, config.redisTimeout(), RedisTokenBuckets.reconnectDelayFor(ping),
                         config.redisTlsCaFile());
         return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
-                liveInstances, new DaemonThreadScheduler("shaper-admission"), System::nanoTime);
+                liveInstances, inputPartitions, new DaemonThreadScheduler("shaper-admission"), System::nanoTime);
     }
 }

@@ -116,7 +116,7 @@ public final class TopologyWiring {
                 SHAPED_SINK, REJECTED_SINK, config.tickMs(), config.catchUpMaxMs(),
                 config.totalRate() / parts.inputPartitions(), config.releasedHeader(), limits,
                 config.admissionKeyHeader(), config.maxTaskQueue(),
-                config.shadowTopic() != null ? SHADOW_SINK : null);
+                config.shadowTopic() != null ? SHADOW_SINK : null, config.maxDelayFromTimestamp());
         StateCacheBudget cache = new StateCacheBudget(config.stateCacheMaxKeys()); // one for all the tasks
         CapacityPool capacity = parts.capacity() != null ? parts.capacity()
                 : config.totalRate() > 0 && config.totalRatePooled()

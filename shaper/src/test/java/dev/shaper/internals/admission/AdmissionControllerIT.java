@@ -9,6 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.core.read.ListAppender;
 import dev.shaper.testsupport.Await;
+import dev.shaper.testsupport.Logs;
 import dev.shaper.testsupport.ManualScheduler;
 import dev.shaper.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -22,7 +23,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The admission controller against a real redis-server of its own (one per test, on a free port), which the
@@ -45,7 +45,7 @@ class AdmissionControllerIT {
     private final ManualScheduler scheduler = new ManualScheduler();
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
-    private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    private final Logger root = Logs.root();
     private RedisServer server;
     private RedisClient directClient;
     private StatefulRedisConnection<String, String> direct;

@@ -11,6 +11,7 @@ import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.ManualScheduler;
+import dev.shaper.testsupport.Logs;
 import dev.shaper.testsupport.RedisServer;
 import dev.shaper.testsupport.TestCertificates;
 import io.lettuce.core.AclSetuserArgs;
@@ -28,7 +29,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * A Redis that answers but refuses the shaper (wrong or missing credentials, an untrusted TLS certificate) is
@@ -44,7 +44,7 @@ class RedisRefusalIT {
     private final ManualScheduler scheduler = new ManualScheduler();
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
-    private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    private final Logger root = Logs.root();
 
     @TempDir
     Path dir;
