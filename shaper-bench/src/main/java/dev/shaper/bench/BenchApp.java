@@ -123,6 +123,18 @@ enum BenchApp {
     },
 
     /**
+     * A pooled total rate below what the shaper can do (200,000/s, scope cluster): every release goes through the
+     * instance's window of releases and the limiter holds records back, what the ceiling costs when it binds.
+     */
+    SHAPER_BINDING_TOTAL("shaper+binding-total", true, null) {
+        @Override
+        void addSettings(Map<String, String> settings) {
+            settings.put(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "200000");
+            settings.put(ShaperConfig.SHAPING_TOTAL_SCOPE_CONFIG, ShaperConfig.TOTAL_SCOPE_CLUSTER);
+        }
+    },
+
+    /**
      * The pooled total rate leased through Redis (scope cluster with {@code shaper.redis.uri}): what the leases'
      * renewals cost when the capacity never binds.
      */
@@ -183,7 +195,7 @@ enum BenchApp {
         }
         throw new IllegalArgumentException("unknown app \"" + label + "\"; expected one of pass-through,"
                 + " pass-through+header, naive-queue, shaper, shaper+batched, shaper+strict, shaper+pooled-total,"
-                + " shaper+leased-total, shaper+fixed-total, shaper+shadow");
+                + " shaper+binding-total, shaper+leased-total, shaper+fixed-total, shaper+shadow");
     }
 
     /** Adds what this app sets beside the scenario's shaper settings (nothing, for most). */

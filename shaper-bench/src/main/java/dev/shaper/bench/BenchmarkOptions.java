@@ -188,7 +188,9 @@ public record BenchmarkOptions(long records, int keys, int partitions, int value
                                            shaper+batched, shaper+strict (admission on Redis, admitting all),
                                            shaper+pooled-total, shaper+leased-total, shaper+fixed-total (a total
                                            rate far above the load: pooled per instance, leased through Redis, or a
-                                           fixed part per partition), shaper+shadow (shaper.mode=shadow: all pass,
+                                           fixed part per partition), shaper+binding-total (a pooled total of
+                                           200,000/s, below what the shaper can do: the ceiling binds),
+                                           shaper+shadow (shaper.mode=shadow: all pass,
                                            what the rule would hold back reported on a shadow topic)
                   --strict.records=100000  records for shaper+strict (one Redis call per record)
                   --redis.uri=<uri>        Redis for the admission and leased apps (default: a redis-server started

@@ -206,13 +206,12 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         // timestamp at all): what the shaper lagged its input is waiting too, for its producer and its database.
         long waitedMs = settings.delayFromTimestamp() && record.timestamp() > 0
                 ? Math.max(0, wallNow - record.timestamp()) : 0;
-        if (waitedMs > 0) {
-            Refusal late = lateArrival(record, waitedMs, wallNow);
-            if (late != null) {
-                // Before admission: a record that cannot leave in time must not take tokens.
-                reject(record, late);
-                return;
-            }
+        ShapingRule keyRule = rules.ruleFor(record.key());
+        if (waitedMs > keyRule.maxDelayMs() && !keyRule.shadow()) {
+            Refusal late = lateArrival(record, keyRule, waitedMs, wallNow);
+            // Before admission: a record that cannot leave in time must not take tokens.
+            reject(record, late);
+            return;
         }
         long cost = valid.cost();
         KeyEntry entry = null;
@@ -236,7 +235,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         if (entry == null) {
             entry = queues.entry(record.key());
         }
-        ShapingRule rule = queues.pinned(entry, rules.ruleFor(record.key()));
+        ShapingRule rule = queues.pinned(entry, keyRule);
         if (rule.shadow()) {
             shapeInShadow(record, valid, entry, rule, now, wallNow, refusedInShadow);
         } else {
@@ -245,15 +244,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     }
 
     /**
-     * Why a record that waited {@code waitedMs} since its timestamp before it arrived cannot be released within its
-     * key's {@code max.delay.ms} any more; null if it can (or its rule is in shadow). A retry starts afresh: it is
-     * accepted once the key's wait and the total rate's backlog are within the bound.
+     * The refusal of a record that waited {@code waitedMs} since its timestamp before it arrived, longer than its
+     * key's {@code max.delay.ms}. A retry starts afresh: it is accepted once the key's wait and the total rate's
+     * backlog are within the bound.
      */
-    private Refusal lateArrival(Record<byte[], byte[]> record, long waitedMs, long wallNow) {
-        ShapingRule rule = rules.ruleFor(record.key());
-        if (rule.shadow() || waitedMs <= rule.maxDelayMs()) {
-            return null;
-        }
+    private Refusal lateArrival(Record<byte[], byte[]> record, ShapingRule rule, long waitedMs, long wallNow) {
         long now = clock.peek(wallNow);
         long tat = queues.entry(record.key()).state().tatNanos();
         long keyWait = tat > now ? tat - now : 0; // not max(0, tat - now): a key never seen has MIN_VALUE

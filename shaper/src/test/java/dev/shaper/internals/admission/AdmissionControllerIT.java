@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
-import ch.qos.logback.core.read.ListAppender;
 import dev.shaper.testsupport.Await;
-import dev.shaper.testsupport.Logs;
+import dev.shaper.testsupport.CapturedLog;
 import dev.shaper.testsupport.ManualScheduler;
 import dev.shaper.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -44,16 +42,14 @@ class AdmissionControllerIT {
 
     private final ManualScheduler scheduler = new ManualScheduler();
     private final List<AutoCloseable> resources = new ArrayList<>();
-    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
-    private final Logger root = Logs.root();
+    private CapturedLog logs;
     private RedisServer server;
     private RedisClient directClient;
     private StatefulRedisConnection<String, String> direct;
 
     @BeforeEach
     void setUp() {
-        logs.start();
-        root.addAppender(logs);
+        logs = CapturedLog.start();
     }
 
     @AfterEach
@@ -67,8 +63,7 @@ class AdmissionControllerIT {
         if (server != null) {
             server.close();
         }
-        root.detachAppender(logs);
-        logs.stop();
+        logs.close();
     }
 
     private RedisServer startRedis() {
@@ -225,21 +220,10 @@ class AdmissionControllerIT {
         direct().sync().hincrby("shaper:tb:{" + key + "}", "ts", -elapsed.toNanos() / 1000);
     }
 
-    private List<ILoggingEvent> events() {
-        synchronized (logs) { // AppenderBase.doAppend holds this lock while appending
-            return new ArrayList<>(logs.list);
-        }
-    }
-
-    /** The admission's lines about this test's server (or none): other classes' run beside it. */
+    /** The admission's lines about this test's Redis (or none): other classes run beside it. */
     private List<String> admissionLog(Level level, String fragment) {
-        List<Integer> ours = server == null ? List.of() : List.of(server.port());
-        return events().stream()
-                .filter(e -> e.getLoggerName().equals(AdmissionController.class.getName()))
-                .filter(e -> ours.containsAll(RedisServer.portsNamedIn(e.getFormattedMessage())))
-                .filter(e -> e.getLevel() == level && e.getFormattedMessage().contains(fragment))
-                .map(ILoggingEvent::getFormattedMessage)
-                .toList();
+        return logs.lines(AdmissionController.class, level, fragment,
+                server == null ? List.of() : List.of(server.port()));
     }
 
     @Test
@@ -628,7 +612,7 @@ class AdmissionControllerIT {
         try (RedisTokenBuckets buckets = new RedisTokenBuckets(server.uri(), TIMEOUT, PING)) {
             assertThat(buckets.description()).isEqualTo("redis://127.0.0.1:" + server.port());
         }
-        List<ILoggingEvent> events = events();
+        List<ILoggingEvent> events = logs.events();
         assertThat(events).isNotEmpty();
         assertThat(admissionLog(Level.INFO, "redis://127.0.0.1:" + server.port())).isNotEmpty();
         for (ILoggingEvent event : events) {

@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.testsupport.Await;
-import dev.shaper.testsupport.Logs;
+import dev.shaper.testsupport.CapturedLog;
 import dev.shaper.testsupport.ManualScheduler;
 import dev.shaper.testsupport.RedisServer;
 import dev.shaper.testsupport.TestCertificates;
@@ -43,16 +40,14 @@ class RedisRefusalIT {
 
     private final ManualScheduler scheduler = new ManualScheduler();
     private final List<AutoCloseable> resources = new ArrayList<>();
-    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
-    private final Logger root = Logs.root();
+    private CapturedLog logs;
 
     @TempDir
     Path dir;
 
     @BeforeEach
     void setUp() {
-        logs.start();
-        root.addAppender(logs);
+        logs = CapturedLog.start();
     }
 
     @AfterEach
@@ -60,8 +55,7 @@ class RedisRefusalIT {
         for (int i = resources.size() - 1; i >= 0; i--) {
             resources.get(i).close();
         }
-        root.detachAppender(logs);
-        logs.stop();
+        logs.close();
     }
 
     private AdmissionController controller(String uri, Path trustedCas) {
@@ -84,9 +78,7 @@ class RedisRefusalIT {
         RedisServer server = track(RedisServer.builder().password("right-Pa55").start());
         for (String uri : List.of("redis://:wr0ng-Pa55@127.0.0.1:" + server.port(),
                 "redis://127.0.0.1:" + server.port())) {
-            synchronized (logs) {
-                logs.list.clear();
-            }
+            logs.clear();
             // When: the shaper starts with a password Redis refuses (WRONGPASS), or none (NOAUTH)
             AdmissionController controller = controller(uri, null);
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -108,7 +100,7 @@ class RedisRefusalIT {
                     .contains("refuses the shaper's credentials").contains("shaper.redis.uri")
                     .doesNotContain("wr0ng-Pa55");
         }
-        assertThat(String.join("\n", messages())).doesNotContain("wr0ng-Pa55").doesNotContain("right-Pa55");
+        assertThat(String.join("\n", logs.messages())).doesNotContain("wr0ng-Pa55").doesNotContain("right-Pa55");
     }
 
     @Test
@@ -273,23 +265,9 @@ class RedisRefusalIT {
         });
     }
 
-    private List<String> messages() {
-        synchronized (logs) {
-            return logs.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
-        }
-    }
-
-    /** The admission's lines about this test's servers (or none): other classes' run beside it. */
+    /** The admission's lines about this test's Redis (or none): other classes run beside it. */
     private List<String> admissionLog(Level level, String fragment) {
-        List<Integer> ours = resources.stream().filter(r -> r instanceof RedisServer)
-                .map(r -> ((RedisServer) r).port()).toList();
-        synchronized (logs) {
-            return logs.list.stream()
-                    .filter(e -> e.getLoggerName().equals(AdmissionController.class.getName()))
-                    .filter(e -> ours.containsAll(RedisServer.portsNamedIn(e.getFormattedMessage())))
-                    .filter(e -> e.getLevel() == level && e.getFormattedMessage().contains(fragment))
-                    .map(ILoggingEvent::getFormattedMessage)
-                    .toList();
-        }
+        return logs.lines(AdmissionController.class, level, fragment, resources.stream()
+                .filter(r -> r instanceof RedisServer).map(r -> ((RedisServer) r).port()).toList());
     }
 }
