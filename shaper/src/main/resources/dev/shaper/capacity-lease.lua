@@ -10,7 +10,7 @@
 -- ARGV[5]  the instance's demand, units per second, by priority: "<priority>:<units>" pairs, comma separated
 --          ("" for none; a plain number, as older instances send, is priority 0)
 -- ARGV[6]  the input partitions the instance runs, comma separated ("" for none)
--- ARGV[7]  what the instance may have in use now: the highest rate it held over the last second, units per
+-- ARGV[7]  what the instance may have in use now: what it released in the last second, or its rate if more, units per
 --          second ("" or absent, as older instances send: nothing beyond its grant)
 -- Returns  { grant: this instance's rate until its lease ends, a decimal string,
 --            available: what the leases share, a decimal string,
@@ -25,8 +25,9 @@
 -- live lease covers (C / P each) stays reserved for an instance that runs it without Redis (the fallback), so
 -- instances on leases and instances on static shares never add up to more than C. An instance's entry reserves
 -- the higher of its new grant and what it may have in use (ARGV[7]): a part it gives up reaches the others only
--- once its releases of the larger part are more than a second old, and a renewal whose answer is lost leaves the
--- instance on its old part, which its entry still reserves. A grant never exceeds what the others' reservations
+-- once its releases of the larger part are more than a second old (every release of the instance waits for its own
+-- window of the last second), and a renewal whose answer is lost leaves the instance on its old part, which its
+-- entry still reserves. A grant never exceeds what the others' reservations
 -- leave: an instance whose fair share grew gets it once the others have renewed with their smaller shares, within
 -- one renewal period.
 --

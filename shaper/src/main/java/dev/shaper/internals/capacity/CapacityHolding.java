@@ -7,7 +7,7 @@ package dev.shaper.internals.capacity;
  * @param capacity           the application's capacity C as the instance has it now, units per second
  * @param holding            what it holds: a lease, a lease it could not renew (hold), or its static shares
  * @param rate               the rate its tasks share now, units per second
- * @param held               the highest rate it held over the last second: what its lease entry reserves
+ * @param held               what it released in the last second, or its rate if more: what its lease entry reserves
  * @param learning           whether the lease table is being learnt again after it was lost (grants held down)
  * @param renewals           lease renewals that got an answer
  * @param failedRenewals     lease renewals that failed or whose answer was lost

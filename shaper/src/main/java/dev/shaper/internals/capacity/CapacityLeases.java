@@ -24,7 +24,8 @@ public interface CapacityLeases extends AutoCloseable {
 
     /**
      * Reports this instance's demand, priority by priority, the input partitions it runs and what it may have in
-     * use ({@code held}: the highest rate it held over the last second, which its entry reserves), and returns its
+     * use ({@code held}: what it released in the last second, or its rate if more, which its entry reserves), and
+     * returns its
      * grant.
      *
      * @throws RedisUnavailableException when the leases cannot be reached within the timeout

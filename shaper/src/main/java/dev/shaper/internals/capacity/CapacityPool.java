@@ -1,7 +1,6 @@
 package dev.shaper.internals.capacity;
 
 import dev.shaper.internals.shaping.ReleaseWindow;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
@@ -27,8 +26,8 @@ import java.util.function.LongSupplier;
  * <p>The pool is also a ceiling the instance's releases never pass, whatever its tasks' rates and stalls: every
  * release of every task, at once or from a queue, goes through {@link #mayRelease}, which holds the units released
  * in the last second of wall time below the pool plus one ({@link ReleaseWindow#holdsLessThan}: a pool that falls
- * binds at once). The pool's highest value over the last second is what the instance may have in use
- * ({@link #held}): the lease table reserves that much for it until it has passed.
+ * binds at once). What it released in the last second, or the pool if more, is what the instance may have in use
+ * ({@link #held}): the lease table reserves that much for it.
  */
 public final class CapacityPool {
 
@@ -53,8 +52,6 @@ public final class CapacityPool {
     private final LongSupplier wallClockMs;
     /** See {@link #mostInOneSecond}. */
     private long mostInOneSecond;
-    /** The pool's earlier values, oldest first: (until when, value), those that ended less than a second ago. */
-    private final ArrayDeque<double[]> recent = new ArrayDeque<>();
 
     /** The application's capacity C; it moves with the closed loop's decisions (see {@link #setTotalRate}). */
     private double totalRate;
@@ -127,28 +124,14 @@ public final class CapacityPool {
     }
 
     /**
-     * The most the instance may have in use now: the highest the pool was over the last second (its releases of that
-     * second were held to it). The lease table reserves this much for the instance, so that capacity it gives up
-     * reaches another instance only once its own releases of the higher pool are more than a second old.
+     * What the instance may have in use in any one-second window from now on: what its tasks released in the last
+     * second, or its pool, whichever is more (a second that holds earlier releases at a larger pool holds at most
+     * those, since every release waits for the window; one from now on at most the pool). The lease table reserves
+     * this much for the instance, so that capacity it gives up reaches another instance only once its own releases
+     * no longer need it.
      */
     public synchronized double held() {
-        long now = wallClockMs.getAsLong();
-        double most = pooled();
-        for (double[] ended : recent) {
-            if (ended[0] > now - ReleaseWindow.WINDOW_MS) {
-                most = Math.max(most, ended[1]);
-            }
-        }
-        return most;
-    }
-
-    /** Remembers the pool's value before a change, for {@link #held}, and forgets what ended over a second ago. */
-    private void changing() {
-        long now = wallClockMs.getAsLong();
-        recent.addLast(new double[] {now, pooled()});
-        while (!recent.isEmpty() && recent.peekFirst()[0] <= now - ReleaseWindow.WINDOW_MS) {
-            recent.removeFirst();
-        }
+        return Math.max(pooled(), releases.heldAt(wallClockMs.getAsLong()));
     }
 
     /**
@@ -159,7 +142,6 @@ public final class CapacityPool {
         if (!(totalRate > 0) || Double.isInfinite(totalRate)) {
             throw new IllegalArgumentException("need a finite total rate > 0, got " + totalRate);
         }
-        changing();
         this.totalRate = totalRate;
     }
 
@@ -184,7 +166,6 @@ public final class CapacityPool {
 
     /** From now on the tasks share {@code grant}, units per second, a lease of the cluster-wide capacity. */
     public synchronized void useLease(double grant) {
-        changing();
         leased = Math.max(0, grant);
         leaseEnding = false;
     }
@@ -194,13 +175,11 @@ public final class CapacityPool {
      * shares, whichever is less, since the other instances still count the grant as in use.
      */
     public synchronized void holdLease() {
-        changing();
         leaseEnding = true;
     }
 
     /** Without a lease: the tasks share their static shares. */
     public synchronized void useStaticShares() {
-        changing();
         leased = Double.NaN;
         leaseEnding = false;
     }
@@ -281,7 +260,6 @@ public final class CapacityPool {
         Runnable listener;
         Member member = new Member(partition);
         synchronized (this) {
-            changing();
             members.add(member);
             listener = membershipListener;
         }
@@ -329,7 +307,6 @@ public final class CapacityPool {
         public void leave() {
             Runnable listener;
             synchronized (CapacityPool.this) {
-                changing();
                 members.remove(this);
                 listener = membershipListener;
             }

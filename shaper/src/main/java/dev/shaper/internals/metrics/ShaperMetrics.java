@@ -105,7 +105,7 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String STATE_CACHE_MAX_KEYS = "shaper.state.cache.max.keys";
     /** Units per second of the total rate this instance holds for its partitions (scope cluster). */
     public static final String CAPACITY_POOLED = "shaper.capacity.pooled";
-    /** What the instance may have in use: the highest pool of the last second, which its lease entry reserves. */
+    /** What the instance may have in use: its last second's releases or its pool, which its lease entry reserves. */
     public static final String CAPACITY_HELD = "shaper.capacity.held";
     /** Why the instance holds what it holds: a lease, a lease it could not renew, or its static shares. */
     public static final String CAPACITY_HOLDING = "shaper.capacity.holding";
@@ -255,8 +255,8 @@ public final class ShaperMetrics implements AutoCloseable {
                         + " rate)")
                 .register(registry);
         Gauge.builder(CAPACITY_HELD, this, m -> m.capacity == null ? 0 : m.capacity.held())
-                .description("Units/s this instance may have in use: the highest it held of the total rate over the"
-                        + " last second, which its lease entry reserves (0 without a pooled total rate)")
+                .description("Units/s this instance may have in use: what it released in the last second, or its part of"
+                        + " the total rate if more, which its lease entry reserves (0 without a pooled total rate)")
                 .register(registry);
         for (CapacityPool.Holding holding : CapacityPool.Holding.values()) {
             Gauge.builder(CAPACITY_HOLDING, this, m -> m.capacity != null && m.capacity.holding() == holding ? 1 : 0)

@@ -59,24 +59,37 @@ class CapacityPoolCeilingTest {
     }
 
     @Test
-    void shouldHoldTheHighestPoolOfTheLastSecondForTheLeases() {
-        // Given: a lease of 300/s
+    void shouldHoldForTheLeasesWhatTheLastSecondReleasedOrThePoolWhicheverIsMore() {
+        // Given: a lease of 300/s, of which the tasks released 250 in the last half second
         pool.join(0);
         pool.useLease(300);
-        assertThat(pool.held()).isEqualTo(300);
+        assertThat(release(T0, 250)).isEqualTo(250);
 
-        // When: it falls to 100/s at T0 + 200
+        // When: the lease falls to 100/s at T0 + 200
         wallMs.set(T0 + 200);
         pool.useLease(100);
 
-        // Then: the instance may have 300 in use for a second more, then 100
-        wallMs.set(T0 + 1_199);
-        assertThat(pool.held()).isEqualTo(300);
-        wallMs.set(T0 + 1_200);
+        // Then: the instance may still have its 250 in a second with releases to come, until they are a second old
+        assertThat(pool.held()).isEqualTo(250);
+        wallMs.set(T0 + 999);
+        assertThat(pool.held()).isEqualTo(250);
+        wallMs.set(T0 + 1_000);
         assertThat(pool.held()).isEqualTo(100);
-        // And: a rise counts at once
+        // And: a pool larger than what was released counts at once
         pool.useLease(150);
         assertThat(pool.held()).isEqualTo(150);
+    }
+
+    @Test
+    void shouldNotHoldAPoolItDidNotUseOnceItIsSmaller() {
+        // Given: a lease of 300/s of which 40 were released; then a lease of 100/s
+        pool.join(0);
+        pool.useLease(300);
+        assertThat(release(T0, 40)).isEqualTo(40);
+        pool.useLease(100);
+
+        // Then: the larger lease it never used reserves nothing: its last second holds 40, its pool is 100
+        assertThat(pool.held()).isEqualTo(100);
     }
 
     @Test
