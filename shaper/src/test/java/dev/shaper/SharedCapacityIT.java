@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.testsupport.ArrivalLog;
 import dev.shaper.testsupport.ArrivalStats;
 import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.CollectedRecord;
@@ -14,6 +15,7 @@ import dev.shaper.testsupport.ShaperInstance;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.SharedKafkaBroker;
 import dev.shaper.testsupport.VerificationReport;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -143,6 +145,7 @@ class SharedCapacityIT {
 
     /** Two instances on one Redis, offered {@link #OFFERED} records/s by a producer in the background. */
     private static final class Run {
+        final String name;
         final ShaperInstance first;
         final ShaperInstance second;
         final CommittedRecordCollector collector;
@@ -152,7 +155,8 @@ class SharedCapacityIT {
         long sendEndMs;
 
         private Run(ShaperInstance first, ShaperInstance second, CommittedRecordCollector collector,
-                    CompletableFuture<List<PacedProducer.Sent>> sending, long sendStartMs) {
+                    CompletableFuture<List<PacedProducer.Sent>> sending, long sendStartMs, String name) {
+            this.name = name;
             this.first = first;
             this.second = second;
             this.collector = collector;
@@ -193,7 +197,7 @@ class SharedCapacityIT {
             CompletableFuture<List<PacedProducer.Sent>> sending = CompletableFuture.supplyAsync(() ->
                     PacedProducer.send(broker.bootstrapServers(), name + "-in", partitionOf, offered, duration,
                             Map.of()));
-            return new Run(first, second, collector, sending, startMs);
+            return new Run(first, second, collector, sending, startMs, name);
         }
 
         /**
@@ -214,14 +218,25 @@ class SharedCapacityIT {
                 }
                 double renewals = first.functionCount(ShaperMetrics.CAPACITY_RENEWALS, "outcome", "ok")
                         + second.functionCount(ShaperMetrics.CAPACITY_RENEWALS, "outcome", "ok");
-                LOG.info("{} lease renewals by two instances", renewals);
-                return collector.snapshot();
+                LOG.info("{} lease renewals by two instances; partitions (keys p<partition>): first {}, second {};"
+                        + " most released in one second: first {}, second {}", renewals, partitions(first),
+                        partitions(second), first.gauge(ShaperMetrics.CAPACITY_RELEASED_MOST_SECOND, null, null),
+                        second.gauge(ShaperMetrics.CAPACITY_RELEASED_MOST_SECOND, null, null));
+                List<CollectedRecord> collected = collector.snapshot();
+                ArrivalLog.write(Path.of("target", "shared-capacity-it", name + ".csv"), collected);
+                return collected;
             } finally {
                 collector.close();
                 first.close();
                 second.close();
             }
         }
+    }
+
+    /** The input partitions {@code instance} runs now, for diagnosis. */
+    private static List<Integer> partitions(ShaperInstance instance) {
+        return instance.streams().metadataForLocalThreads().stream().flatMap(t -> t.activeTasks().stream())
+                .flatMap(t -> t.topicPartitions().stream()).map(tp -> tp.partition()).sorted().toList();
     }
 
     /**
