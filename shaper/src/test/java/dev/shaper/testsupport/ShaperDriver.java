@@ -4,6 +4,7 @@ import dev.shaper.ShaperConfig;
 import dev.shaper.ShaperHeaders;
 import dev.shaper.ShaperTopology;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
@@ -70,8 +71,11 @@ public final class ShaperDriver implements AutoCloseable {
         }
         Properties props = config.streamsProperties();
         TopicLimits topicLimits = limits != null ? limits : TopicLimits.assumed(config.producerMaxRequestSize());
+        // The pool stamps its changes by the driver's clock, the one the releases are stamped by.
+        CapacityPool pool = config.totalRate() > 0 && config.totalRatePooled()
+                ? new CapacityPool(config.totalRate(), partitions, () -> now().toEpochMilli()) : null;
         driver = new TopologyTestDriver(TopologyWiring.build(config, new TopologyWiring.Parts(book, partitions,
-                admission, metrics, topicLimits, null, backlogs)), props, START);
+                admission, metrics, topicLimits, pool, backlogs)), props, START);
         input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
         shaped = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer());

@@ -27,7 +27,9 @@ import java.util.function.LongSupplier;
  * release of every task, at once or from a queue, goes through {@link #mayRelease}, which holds the units released
  * in the last second of wall time below the pool plus one ({@link ReleaseWindow#holdsLessThan}: a pool that falls
  * binds at once). What it released in the last second, or the pool if more, is what the instance may have in use
- * ({@link #held}): the lease table reserves that much for it.
+ * ({@link #held}): the lease table reserves that much for it. A release stamped a while ago (a stream thread reads
+ * the time once per batch) is held to the lowest pool since its stamp ({@link PoolHistory}), so that capacity given
+ * to this instance meanwhile never lands in a second that the instance that gave it up still counts.
  */
 public final class CapacityPool {
 
@@ -50,6 +52,8 @@ public final class CapacityPool {
     private final ReleaseWindow releases = new ReleaseWindow();
     /** The wall clock of the releases, in milliseconds. */
     private final LongSupplier wallClockMs;
+    /** The pool over the last seconds, by {@link #wallClockMs}. */
+    private final PoolHistory history = new PoolHistory();
     /** See {@link #mostInOneSecond}. */
     private long mostInOneSecond;
 
@@ -76,7 +80,8 @@ public final class CapacityPool {
     }
 
     /**
-     * @param wallClockMs the clock of the releases ({@code shaper.released.ms}), milliseconds
+     * @param wallClockMs the clock of the releases ({@code shaper.released.ms}), milliseconds: the one the stream
+     *                    threads stamp them by
      */
     public CapacityPool(double totalRate, int inputPartitions, LongSupplier wallClockMs) {
         if (!(totalRate > 0) || inputPartitions < 1) {
@@ -86,6 +91,7 @@ public final class CapacityPool {
         this.totalRate = totalRate;
         this.inputPartitions = inputPartitions;
         this.wallClockMs = wallClockMs;
+        history.changed(wallClockMs.getAsLong(), pooled());
     }
 
     /**
@@ -94,12 +100,22 @@ public final class CapacityPool {
      * add up to the capacity at most, so a second holds at most C plus one record per instance.
      */
     public synchronized boolean mayRelease(long wallMs) {
-        return releases.holdsLessThan(wallMs, (long) Math.floor(pooled()) + 1);
+        return releases.holdsLessThan(wallMs, limitAt(wallMs));
     }
 
     /** How many units {@link #mayRelease} lets leave at {@code wallMs}, at most: what the last second has room for. */
     public synchronized long room(long wallMs) {
-        return Math.max(0, (long) Math.floor(pooled()) + 1 - releases.heldAt(wallMs));
+        return Math.max(0, limitAt(wallMs) - releases.heldAt(wallMs));
+    }
+
+    /** The units a second may hold with a release stamped {@code wallMs}: the lowest pool since then, plus one. */
+    private long limitAt(long wallMs) {
+        return (long) Math.floor(history.lowestSince(wallMs, pooled())) + 1;
+    }
+
+    /** Notes the pool as it is now, after anything that may have changed it. */
+    private void poolMayHaveChanged() {
+        history.changed(wallClockMs.getAsLong(), pooled());
     }
 
     /** {@code units} of one of the instance's tasks left at {@code wallMs}, at once or from a queue. */
@@ -143,6 +159,7 @@ public final class CapacityPool {
             throw new IllegalArgumentException("need a finite total rate > 0, got " + totalRate);
         }
         this.totalRate = totalRate;
+        poolMayHaveChanged();
     }
 
     /** The application's capacity now, units per second. */
@@ -168,6 +185,7 @@ public final class CapacityPool {
     public synchronized void useLease(double grant) {
         leased = Math.max(0, grant);
         leaseEnding = false;
+        poolMayHaveChanged();
     }
 
     /**
@@ -176,12 +194,14 @@ public final class CapacityPool {
      */
     public synchronized void holdLease() {
         leaseEnding = true;
+        poolMayHaveChanged();
     }
 
     /** Without a lease: the tasks share their static shares. */
     public synchronized void useStaticShares() {
         leased = Double.NaN;
         leaseEnding = false;
+        poolMayHaveChanged();
     }
 
     /**
@@ -261,6 +281,7 @@ public final class CapacityPool {
         Member member = new Member(partition);
         synchronized (this) {
             members.add(member);
+            poolMayHaveChanged();
             listener = membershipListener;
         }
         listener.run();
@@ -308,6 +329,7 @@ public final class CapacityPool {
             Runnable listener;
             synchronized (CapacityPool.this) {
                 members.remove(this);
+                poolMayHaveChanged();
                 listener = membershipListener;
             }
             listener.run();

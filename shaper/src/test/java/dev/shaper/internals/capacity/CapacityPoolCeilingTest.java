@@ -59,6 +59,24 @@ class CapacityPoolCeilingTest {
     }
 
     @Test
+    void shouldHoldAReleaseStampedBeforeTheLeaseRoseToThePoolThen() {
+        // Given: a lease of 100/s, the second full (101 released at T0)
+        pool.join(0);
+        pool.useLease(100);
+        assertThat(release(T0, 200)).isEqualTo(101);
+
+        // When: at T0 + 1,500 the lease rises to 200/s
+        wallMs.set(T0 + 1_500);
+        pool.useLease(200);
+
+        // Then: releases stamped before the rise (a stream thread's time read earlier) get the 100/s of then
+        assertThat(release(T0 + 1_200, 300)).isEqualTo(101);
+        // And: releases stamped from the rise on, the 200/s, within the second they share with those
+        assertThat(release(T0 + 1_500, 300)).isEqualTo(100);
+        assertThat(release(T0 + 2_200, 300)).isEqualTo(101);
+    }
+
+    @Test
     void shouldHoldForTheLeasesWhatTheLastSecondReleasedOrThePoolWhicheverIsMore() {
         // Given: a lease of 300/s, of which the tasks released 250 in the last half second
         pool.join(0);
