@@ -247,7 +247,8 @@ class ClosedLoopIT {
                     double step = Math.max(0.3 * Math.max(a, b), ALPHA) + 1e-6;
                     widest = Math.max(widest, Math.abs(a - b) / step);
                     same += a == b ? 1 : 0;
-                    assertThat(Math.abs(a - b)).as("at %d: %s vs %s", s.atMs(), a, b).isLessThanOrEqualTo(step);
+                    assertThat(Math.abs(a - b)).as("at %d: %s vs %s (%s)", s.atMs(), a, b, Arrays.toString(s.reasons()))
+                            .isLessThanOrEqualTo(step);
                 }
                 LOG.info("two instances, one decision: {} samples, {} % equal, widest gap {} of a step; capacities"
                         + " from {} to {}", all.size(), 100 * same / all.size(), widest,
@@ -355,8 +356,7 @@ class ClosedLoopIT {
                 last++;
             }
             long startMs = recovery[first] / 1_000_000L;
-            double ceiling = samples.between(startMs - 100, startMs + 1_100).stream()
-                    .mapToDouble(CapacitySamples.Sample::capacity).max().orElseThrow();
+            double ceiling = samples.highestInEffect(startMs - 100, startMs + 1_100);
             assertThat(last - first).as("releases in the second from %d ms, capacity at most %s/s", startMs, ceiling)
                     .isLessThanOrEqualTo((int) Math.floor(ceiling) + 1);
         }

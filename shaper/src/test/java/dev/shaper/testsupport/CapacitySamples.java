@@ -95,6 +95,25 @@ public final class CapacitySamples implements AutoCloseable {
         return all().stream().filter(s -> s.atMs() >= fromMs && s.atMs() < toMs).toList();
     }
 
+    /**
+     * The highest first capacity in effect at any time from {@code fromMs} to {@code toMs}: the samples taken then and
+     * the last one before (what was in effect at {@code fromMs}), so that a sampler the machine held back for a while
+     * still answers.
+     */
+    public double highestInEffect(long fromMs, long toMs) {
+        List<Sample> all = all();
+        double highest = Double.NEGATIVE_INFINITY;
+        for (Sample s : all) {
+            if (s.atMs() < toMs) {
+                highest = s.atMs() < fromMs ? s.capacity() : Math.max(highest, s.capacity());
+            }
+        }
+        if (highest == Double.NEGATIVE_INFINITY) {
+            throw new IllegalStateException("no capacity sampled before " + toMs);
+        }
+        return highest;
+    }
+
     /** The first sample from {@code fromMs} on whose first capacity satisfies {@code test}, or null. */
     public Sample first(long fromMs, java.util.function.DoublePredicate test) {
         return all().stream().filter(s -> s.atMs() >= fromMs && test.test(s.capacity())).findFirst().orElse(null);

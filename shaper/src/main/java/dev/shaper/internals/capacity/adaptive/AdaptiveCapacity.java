@@ -71,6 +71,17 @@ public final class AdaptiveCapacity {
 
     /** The decision at {@code nowMs}, from the reports since the previous one; the caller makes one per interval. */
     public synchronized CapacityDecision decide(long nowMs) {
+        last = propose(nowMs);
+        return last;
+    }
+
+    /**
+     * This instance's proposal at {@code nowMs}, from the reports since the previous one, for the instances to agree
+     * on: the controller moves ({@link #allowed}), the capacity in force does not until {@link #adopt}, or
+     * {@link #useOwn} if no agreement comes. So while the agreement is on its way, what the instance applies and shows
+     * is the last decision in force, never a proposal the others may overrule.
+     */
+    public synchronized CapacityDecision propose(long nowMs) {
         FeedbackSignal signal = feedback.take(nowMs);
         switch (signal.freshness()) {
             case NEW_REPORTS -> allowed = controller.decide(last.capacity(), signal);
@@ -80,9 +91,13 @@ public final class AdaptiveCapacity {
             case NOTHING_NEW -> { }
         }
         CapacityDecision decision = warmUp.limit(allowed, nowMs);
-        last = decision;
         logFeedbackChanges(signal);
         return decision;
+    }
+
+    /** No agreement came for {@code proposal} (see {@link #propose}): it is the decision in force. */
+    public synchronized void useOwn(CapacityDecision proposal) {
+        last = proposal;
     }
 
     /** What the controller allowed at the last decision, before the warm-up's ceiling: this instance's proposal. */

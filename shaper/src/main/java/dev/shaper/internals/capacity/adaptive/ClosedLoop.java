@@ -122,7 +122,7 @@ public final class ClosedLoop implements AutoCloseable {
     private void decideNow() {
         long now = clockMs.getAsLong();
         CapacityDecision previous = adaptive.lastDecision();
-        CapacityDecision local = adaptive.decide(now);
+        CapacityDecision local = decisions == null ? adaptive.decide(now) : adaptive.propose(now);
         String by = instanceId;
         long at = now;
         if (decisions != null) {
@@ -138,6 +138,7 @@ public final class ClosedLoop implements AutoCloseable {
                 source = Source.REDIS;
                 redisFailureLogged = false;
             } catch (RedisUnavailableException | RuntimeException e) {
+                adaptive.useOwn(local);
                 source = Source.LOCAL;
                 if (!redisFailureLogged) {
                     LOG.warn("Capacity: cannot reach Redis {} for the shared decision ({}); this instance applies its"

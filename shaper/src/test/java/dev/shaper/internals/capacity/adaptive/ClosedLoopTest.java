@@ -45,6 +45,9 @@ class ClosedLoopTest {
     private final class ScriptedDecisions implements CapacityDecisions {
         final List<CapacityDecision> proposals = new ArrayList<>();
         final List<Long> warmUps = new ArrayList<>();
+        /** What the loop showed while each proposal was on its way to Redis. */
+        final List<Double> shownMeanwhile = new ArrayList<>();
+        ClosedLoop loop;
         Agreed answer;
         boolean down;
 
@@ -52,6 +55,9 @@ class ClosedLoopTest {
         public Agreed propose(CapacityDecision proposal, long warmUpStartMs) throws RedisUnavailableException {
             proposals.add(proposal);
             warmUps.add(warmUpStartMs);
+            if (loop != null) {
+                shownMeanwhile.add(loop.status().capacity());
+            }
             if (down) {
                 throw new RedisUnavailableException("connection refused", null);
             }
@@ -120,6 +126,29 @@ class ClosedLoopTest {
         assertThat(status.reason()).isEqualTo(Reason.LATENCY);
         assertThat(status.latencyP99Ms()).isEqualTo(200);
         assertThat(status.decidedBy()).isEqualTo("me");
+    }
+
+    @Test
+    void shouldShowTheDecisionInForceWhileItsOwnProposalIsOnItsWay() {
+        // Given: a loop on Redis at the maximum, where another instance decided to stay at the maximum
+        ClosedLoop loop = loop(redis);
+        redis.loop = loop;
+        redis.answer = new CapacityDecisions.Agreed(MAX, Reason.HEALTHY, START_MS + 400, "other", false, 0);
+
+        // When: this instance's writers report a p99 of 200 ms (target 50): it proposes a cut of 30 %
+        interval(200);
+
+        // Then: while the proposal was on its way, the loop showed the maximum, never the cut no one agreed on
+        assertThat(redis.proposals).extracting(CapacityDecision::capacity).containsExactly(MAX * 0.7);
+        assertThat(redis.shownMeanwhile).containsExactly(MAX);
+        assertThat(loop.status().capacity()).isEqualTo(MAX);
+        assertThat(applied).containsOnly(MAX);
+
+        // And when: Redis is down at the next interval, its own proposal is the decision in force
+        redis.down = true;
+        interval(200);
+        assertThat(loop.status().capacity()).isCloseTo(MAX * 0.7, within(1e-9));
+        assertThat(lastApplied()).isCloseTo(MAX * 0.7, within(1e-9));
     }
 
     @Test
