@@ -65,9 +65,9 @@ public final class ShaperInstance implements AutoCloseable {
         return (tag == null ? meters().get(name) : meters().get(name).tag(tag, value)).gauge().value();
     }
 
-    /** The count of function counter {@code name} with the tag {@code tag=value}. */
+    /** The count of function counter {@code name} with the tag {@code tag=value} (null: untagged). */
     public double functionCount(String name, String tag, String value) {
-        return meters().get(name).tag(tag, value).functionCounter().count();
+        return (tag == null ? meters().get(name) : meters().get(name).tag(tag, value)).functionCounter().count();
     }
 
     /** How many active tasks (input partitions) this instance runs now. */

@@ -86,6 +86,11 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String RELEASE_TICK = "shaper.release.tick";
     /** How late release ticks routinely come, the most of this instance's tasks: made up at once. */
     public static final String RELEASE_LATENESS = "shaper.release.lateness";
+    /**
+     * Seconds by which release ticks came later than they routinely come (stalls of the stream thread: a slow commit,
+     * a GC pause, a starved CPU), summed over this instance's tasks.
+     */
+    public static final String RELEASE_STALLED = "shaper.release.stalled";
     /** 1 for the admission backend in use, 0 for the other; tags {@code backend} and {@code mode}. */
     public static final String ADMISSION_BACKEND = "shaper.admission.backend";
     /** Switches of the admission backend; tag {@code to} is {@code local} or {@code redis}. */
@@ -231,6 +236,12 @@ public final class ShaperMetrics implements AutoCloseable {
                 .baseUnit("seconds").description("How late this instance's release ticks routinely come (the median"
                         + " over 2 s of each 100 ms's latest), the most of its tasks: keys make this up at once, so"
                         + " it adds to their densest second; a longer stall is made up at 2 % above the rate")
+                .register(registry);
+        FunctionCounter.builder(RELEASE_STALLED, this, m -> m.total(TaskCounts::stalledNanos) / 1e9)
+                .baseUnit("seconds").description("How much later than routinely this instance's release ticks came,"
+                        + " summed over its tasks: stalls of the stream thread (a slow commit, a GC pause, a starved"
+                        + " CPU). Divided by the tasks and the time, the share of a capacity in full use that stalls"
+                        + " cost: a ceiling lets it be made up only where a later second has room")
                 .register(registry);
         // Over the live tasks only: a task that closed took its queues with it.
         Gauge.builder(QUEUE_RECORDS, this, m -> m.liveTotal(TaskCounts::queuedRecords))

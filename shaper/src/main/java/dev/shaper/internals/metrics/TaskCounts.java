@@ -35,6 +35,8 @@ public final class TaskCounts {
     /** The task's release tick and how late its ticks routinely come, in milliseconds, as of its last tick. */
     private volatile long releaseTickMs;
     private volatile long routineLateMs;
+    /** How much later than routinely its ticks came, summed: the time its stream thread stalled. */
+    private volatile long stalledNanos;
     /** The wall-clock second whose output {@link #outputInSecond} counts: [start, end) in milliseconds. */
     private long secondStartMs = Long.MAX_VALUE;
     private long secondEndMs = Long.MIN_VALUE;
@@ -87,6 +89,11 @@ public final class TaskCounts {
         this.routineLateMs = routineLateMs;
     }
 
+    /** A release tick came {@code nanos} later than the task's ticks routinely come (a stall of its stream thread). */
+    public void stalled(long nanos) {
+        stalledNanos += nanos;
+    }
+
     long releaseTickMs() {
         return releaseTickMs;
     }
@@ -109,6 +116,7 @@ public final class TaskCounts {
         passed += other.passed;
         queued += other.queued;
         released += other.released;
+        stalledNanos += other.stalledNanos;
     }
 
     long passedCount() {
@@ -121,6 +129,10 @@ public final class TaskCounts {
 
     long releasedCount() {
         return released;
+    }
+
+    long stalledNanos() {
+        return stalledNanos;
     }
 
     long queuedRecords() {

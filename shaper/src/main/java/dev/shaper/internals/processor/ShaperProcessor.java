@@ -411,7 +411,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
     /** The punctuator: releases the queued records that have fallen due, as their keys' rules and the total cap allow. */
     private void release(long wallNow) {
-        stalls.tick((wallNow - lastTickWallMs - tickMs) * 1_000_000L, wallNow);
+        long lateNanos = (wallNow - lastTickWallMs - tickMs) * 1_000_000L;
+        if (!startingUp(wallNow) && lateNanos > stalls.routineLateNanos()) {
+            counts.stalled(lateNanos - stalls.routineLateNanos());
+        }
+        stalls.tick(lateNanos, wallNow);
         lastTickWallMs = wallNow;
         long before = clock.current();
         // A task that just started (a restore, the intake of what waited for it) resumes at its rate: a late tick

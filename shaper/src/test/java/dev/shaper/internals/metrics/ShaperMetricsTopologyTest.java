@@ -2,6 +2,7 @@ package dev.shaper.internals.metrics;
 
 import static dev.shaper.testsupport.ShaperDriver.cost;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.shaper.RejectReason;
 import dev.shaper.ShaperConfig;
@@ -83,6 +84,32 @@ class ShaperMetricsTopologyTest {
             // And: ten seconds later they have left the window
             shaper.advance(Duration.ofSeconds(10));
             assertThat(gauge(registry, ShaperMetrics.RELEASE_RATE)).isZero();
+        }
+    }
+
+    @Test
+    void shouldCountTheTimeReleaseTicksCameLaterThanRoutinely() {
+        try (ShaperDriver shaper = ShaperDriver.start(Map.of(ShaperConfig.SHAPING_RATE_CONFIG, "1",
+                ShaperConfig.SHAPING_TICK_MS_CONFIG, "100"))) {
+            MeterRegistry registry = shaper.metrics().registry();
+            // Given: a key waiting at 1/s, ticks every 100 ms on time for 2 s (past the task's start-up)
+            for (int i = 0; i < 10; i++) {
+                shaper.send("a", "a" + i);
+            }
+            for (int tick = 0; tick < 20; tick++) {
+                shaper.advance(Duration.ofMillis(100));
+            }
+            assertThat(counter(registry, ShaperMetrics.RELEASE_STALLED)).isZero();
+
+            // When: the stream thread stalls: the next tick comes 700 ms after the last, then they are on time again
+            shaper.advance(Duration.ofMillis(100));
+            shaper.stall(Duration.ofMillis(700));
+            for (int tick = 0; tick < 5; tick++) {
+                shaper.advance(Duration.ofMillis(100));
+            }
+
+            // Then: the 600 ms it came late are counted, once
+            assertThat(counter(registry, ShaperMetrics.RELEASE_STALLED)).isCloseTo(0.6, within(1e-9));
         }
     }
 
