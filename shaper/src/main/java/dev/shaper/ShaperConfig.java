@@ -366,7 +366,7 @@ public final class ShaperConfig extends AbstractConfig {
             .define(SHAPING_MAX_DELAY_FROM_CONFIG, Type.STRING, MAX_DELAY_FROM_TIMESTAMP,
                     ConfigDef.CaseInsensitiveValidString.in(MAX_DELAY_FROM_TIMESTAMP, MAX_DELAY_FROM_ARRIVAL),
                     Importance.MEDIUM, SHAPING_MAX_DELAY_FROM_DOC)
-            .define(SHAPING_TOTAL_RATE_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.MEDIUM,
+            .define(SHAPING_TOTAL_RATE_CONFIG, Type.DOUBLE, 0.0, new ZeroOrPositiveFinite(), Importance.MEDIUM,
                     SHAPING_TOTAL_RATE_DOC)
             .define(SHAPING_TOTAL_SCOPE_CONFIG, Type.STRING, TOTAL_SCOPE_CLUSTER,
                     ConfigDef.ValidString.in(TOTAL_SCOPE_CLUSTER, TOTAL_SCOPE_PARTITION), Importance.MEDIUM,
@@ -375,7 +375,7 @@ public final class ShaperConfig extends AbstractConfig {
                     CAPACITY_LEASE_MS_DOC)
             .define(CAPACITY_FEEDBACK_TOPIC_CONFIG, Type.STRING, "", Importance.MEDIUM, CAPACITY_FEEDBACK_TOPIC_DOC)
             .define(CAPACITY_ADAPTIVE_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM, CAPACITY_ADAPTIVE_DOC)
-            .define(CAPACITY_MIN_RATE_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.MEDIUM,
+            .define(CAPACITY_MIN_RATE_CONFIG, Type.DOUBLE, 0.0, new ZeroOrPositiveFinite(), Importance.MEDIUM,
                     CAPACITY_MIN_RATE_DOC)
             .define(CAPACITY_TARGET_LATENCY_MS_CONFIG, Type.DOUBLE, 100.0, new PositiveFinite(), Importance.MEDIUM,
                     CAPACITY_TARGET_LATENCY_MS_DOC)
@@ -403,7 +403,7 @@ public final class ShaperConfig extends AbstractConfig {
                     STATE_CACHE_MAX_KEYS_DOC)
             .define(STATE_ROCKSDB_MEMORY_BYTES_CONFIG, Type.LONG, 256L * 1024 * 1024, Range.atLeast(0),
                     Importance.MEDIUM, STATE_ROCKSDB_MEMORY_BYTES_DOC)
-            .define(ADMISSION_RATE_CONFIG, Type.DOUBLE, 0.0, Range.atLeast(0.0), Importance.HIGH,
+            .define(ADMISSION_RATE_CONFIG, Type.DOUBLE, 0.0, new ZeroOrPositiveFinite(), Importance.HIGH,
                     ADMISSION_RATE_DOC)
             .define(ADMISSION_BURST_CONFIG, Type.DOUBLE, 0.0, new ZeroOrAtLeastOne(), Importance.MEDIUM,
                     ADMISSION_BURST_DOC)
@@ -994,6 +994,24 @@ public final class ShaperConfig extends AbstractConfig {
         @Override
         public String toString() {
             return "empty or a readable file";
+        }
+    }
+
+    /**
+     * Accepts 0 (meaning "none") or a finite number greater than zero: NaN and infinity pass a range check, and
+     * would silently mean "no limit".
+     */
+    static final class ZeroOrPositiveFinite implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (!(value instanceof Number n) || !(n.doubleValue() >= 0) || Double.isInfinite(n.doubleValue())) {
+                throw new ConfigException(name, value, "expected 0 (none) or a finite number > 0");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "0 or (0, ...), finite";
         }
     }
 

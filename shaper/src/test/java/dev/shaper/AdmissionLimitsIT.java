@@ -205,8 +205,11 @@ class AdmissionLimitsIT {
                 assertThat(first.decision.retryAfterMs()).as(run + ": retry-after")
                         .isBetween((WINDOW - first.toNanos) / MS - 20, (WINDOW - first.fromNanos) / MS + 20);
                 assertThat(afterBoundary).as(run + ": surely just after the window").isLessThanOrEqualTo(10);
-                assertThat(possiblyAfterBoundary).as(run + ": possibly just after the window")
-                        .isGreaterThanOrEqualTo(7);
+                // (of the offers the test's thread made then: a busy machine may hold it back for most of the 100 ms)
+                long offeredAfterBoundary = decisions.stream()
+                        .filter(d -> d.fromNanos >= WINDOW && d.toNanos < WINDOW + 100 * MS).count();
+                assertThat(possiblyAfterBoundary).as(run + ": possibly just after the window, of %d offered",
+                        offeredAfterBoundary).isGreaterThanOrEqualTo(Math.min(7, offeredAfterBoundary - 3));
             }
             case SLIDING_WINDOW -> {
                 // Exactly 30 in the 6 s window, and no burst after it: its 30 still weigh 29 in the first 200 ms

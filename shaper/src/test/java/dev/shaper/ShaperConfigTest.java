@@ -64,6 +64,19 @@ class ShaperConfigTest {
     }
 
     @Test
+    void shouldRefuseARateThatIsNotAFiniteNumberInsteadOfTakingItAsNoLimit() {
+        for (String key : List.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, ShaperConfig.CAPACITY_MIN_RATE_CONFIG,
+                ShaperConfig.ADMISSION_RATE_CONFIG, ShaperConfig.SHAPING_RATE_CONFIG)) {
+            for (String value : List.of("NaN", "Infinity", "-1")) {
+                assertThatThrownBy(() -> new ShaperConfig(Map.of(key, value))).as(key + "=" + value)
+                        .isInstanceOf(ConfigException.class).hasMessageContaining(key).hasMessageContaining(value)
+                        .hasMessageContaining("finite number > 0");
+            }
+        }
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, "0")).totalRate()).isZero();
+    }
+
+    @Test
     void shouldRefuseAnOutputOrRejectedTopicThatIsTheInputTopic() {
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.INPUT_TOPIC_CONFIG, "t",
                 ShaperConfig.OUTPUT_TOPIC_CONFIG, "t")))
@@ -402,7 +415,7 @@ class ShaperConfigTest {
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_TARGET_LATENCY_MS_CONFIG, "0")))
                 .hasMessageContaining("shaper.capacity.target.latency.ms: expected a finite number > 0");
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_MIN_RATE_CONFIG, "-1")))
-                .hasMessageContaining("shaper.capacity.min.rate: Value must be at least 0.0");
+                .hasMessageContaining("shaper.capacity.min.rate: expected 0 (none) or a finite number > 0");
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_ADJUST_MS_CONFIG, "10")))
                 .hasMessageContaining("shaper.capacity.adjust.ms: Value must be at least 100");
         assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG, "0")))

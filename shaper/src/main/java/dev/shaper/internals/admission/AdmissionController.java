@@ -53,6 +53,7 @@ public final class AdmissionController implements AutoCloseable {
     private final AtomicLong switchesToLocal = new AtomicLong();
     private final AtomicLong switchesToRedis = new AtomicLong();
     private final AtomicLong lastUnusableLogNanos = new AtomicLong(Long.MIN_VALUE / 2);
+    private final AtomicLong unusableKeys = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     /**
      * The algorithms whose Redis scripts admission has run, as bits of their ordinals: the token bucket's always, the
@@ -94,6 +95,10 @@ public final class AdmissionController implements AutoCloseable {
         this.pingInterval = pingInterval;
         this.background = background;
         this.nanoTime = nanoTime;
+        if (redis != null) {
+            redis.reportUnusableKeys((key, error) -> unusableKey("Redis key " + key + " holds another type of value ("
+                    + error + ")"));
+        }
     }
 
     /**
@@ -198,7 +203,7 @@ public final class AdmissionController implements AutoCloseable {
             } catch (RedisUnavailableException e) {
                 switchToLocal(e);
             } catch (BucketUnusableException e) {
-                unusableBucket(e);
+                unusableKey(e.getMessage());
             }
         }
         return local.admit(admissionKey, rule, cost, perKey, now);
@@ -227,7 +232,7 @@ public final class AdmissionController implements AutoCloseable {
             } catch (RedisUnavailableException e) {
                 switchToLocal(e);
             } catch (BucketUnusableException e) {
-                unusableBucket(e);
+                unusableKey(e.getMessage());
             }
         }
         return local.admit(admissionKey, policy, cost, perKey, now);
@@ -255,6 +260,14 @@ public final class AdmissionController implements AutoCloseable {
 
     public AdmissionMode mode() {
         return mode;
+    }
+
+    /**
+     * How many times a key's counter in Redis was found holding another type of value (WRONGTYPE), each decided
+     * locally.
+     */
+    public long unusableKeys() {
+        return unusableKeys.get();
     }
 
     public long switchesToLocal() {
@@ -285,12 +298,14 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     /** Logs an unusable bucket at most once a minute: a busy key must not flood the log. */
-    private void unusableBucket(BucketUnusableException e) {
+    /** A key's counter in Redis holds another type of value: counted, and logged at most once a minute. */
+    private void unusableKey(String what) {
+        unusableKeys.incrementAndGet();
         long now = nanoTime.getAsLong();
         long last = lastUnusableLogNanos.get();
         if (now - last >= 60_000_000_000L && lastUnusableLogNanos.compareAndSet(last, now)) {
-            LOG.error("Admission: {} (on {}); that key is admitted from a local bucket until the key is fixed",
-                    e.getMessage(), redis.description());
+            LOG.error("Admission: {} (on {}); that key is admitted from a local bucket until the key is fixed"
+                    + " (shaper_admission_unusable_keys_total counts each time)", what, redis.description());
         }
     }
 

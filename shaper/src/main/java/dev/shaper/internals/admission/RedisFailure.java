@@ -23,9 +23,14 @@ public record RedisFailure(Kind kind, String detail) {
         /** The ACL user may not run a command the shaper needs ({@code NOPERM}). */
         PERMISSION,
         /** The TLS handshake failed: most often the server's certificate is not trusted or names another host. */
-        TLS;
+        TLS,
+        /** Redis is at its {@code maxmemory} and refuses writes ({@code OOM}) under a policy that evicts nothing. */
+        OUT_OF_MEMORY;
 
-        /** The name as a metric tag: {@code unreachable}, {@code authentication}, {@code permission}, {@code tls}. */
+        /**
+         * The name as a metric tag: {@code unreachable}, {@code authentication}, {@code permission}, {@code tls},
+         * {@code out_of_memory}.
+         */
         public String tag() {
             return name().toLowerCase(Locale.ROOT);
         }
@@ -51,6 +56,9 @@ public record RedisFailure(Kind kind, String detail) {
             if (message.startsWith("NOPERM") || message.contains(SCRIPT_NOPERM)) {
                 return new RedisFailure(Kind.PERMISSION, message);
             }
+            if (message.startsWith("OOM ")) {
+                return new RedisFailure(Kind.OUT_OF_MEMORY, message);
+            }
         }
         return new RedisFailure(Kind.UNREACHABLE, failure == null ? "no answer" : rootMessage(failure));
     }
@@ -71,6 +79,9 @@ public record RedisFailure(Kind kind, String detail) {
                     + " shaper.redis.uri";
             case PERMISSION -> "does not let the shaper's user run a command it needs: " + detail + "; grant the ACL"
                     + " user the commands listed in docs/security.md";
+            case OUT_OF_MEMORY -> "is out of memory and refuses the shaper's writes: " + detail + "; raise its"
+                    + " maxmemory, or let it evict keys (maxmemory-policy allkeys-lru: the shaper's keys expire on"
+                    + " their own and are rebuilt)";
             case TLS -> "fails the TLS handshake: " + detail + "; the server's certificate must be signed by a CA the"
                     + " shaper trusts (shaper.redis.tls.ca.file or the JVM's truststore) and name the host of"
                     + " shaper.redis.uri";

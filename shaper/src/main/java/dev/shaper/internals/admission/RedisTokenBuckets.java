@@ -18,8 +18,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import reactor.core.Disposable;
 
 /**
@@ -51,6 +53,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
     private volatile StatefulRedisConnection<byte[], byte[]> calls;
     private volatile StatefulRedisConnection<byte[], byte[]> pipeline;
     private volatile RedisCallObserver observer = RedisCallObserver.NONE;
+    /** Told the name of each key a batched charge found holding another type of value, and Redis's error. */
+    private volatile BiConsumer<String, String> unusableKeys = (key, error) -> { };
     private volatile Boolean cluster;
     /** Why Lettuce's last attempt to reconnect failed; null once connected. */
     private volatile Throwable reconnectFailure;
@@ -114,6 +118,18 @@ public final class RedisTokenBuckets implements AutoCloseable {
     /** Reports every call's latency to {@code observer} from now on. */
     public void observeCalls(RedisCallObserver observer) {
         this.observer = observer;
+    }
+
+    /**
+     * Tells {@code listener} the name of each key a batched charge finds holding another type of value (WRONGTYPE:
+     * another service's key under the shaper's prefix), and the error; the charge's key is then decided locally.
+     */
+    public void reportUnusableKeys(BiConsumer<String, String> listener) {
+        this.unusableKeys = listener;
+    }
+
+    private void unusable(byte[] key, String error) {
+        unusableKeys.accept(new String(key, StandardCharsets.UTF_8), error);
     }
 
     /** Takes {@code cost} tokens from the shared bucket if enough exist (the strict mode). */
@@ -356,7 +372,9 @@ public final class RedisTokenBuckets implements AutoCloseable {
             for (int k = 0; k < calls.size(); k++) {
                 RedisFuture<List<Object>> reply = replies.get(k);
                 if (BucketUnusableException.isWrongType(reply.getError())) {
-                    continue; // a call for one key fails as a whole on a counter of the wrong type: null
+                    // a call for one key fails as a whole on a counter of the wrong type: null
+                    Arrays.stream(calls.get(k).keys()).forEach(key -> unusable(key, reply.getError()));
+                    continue;
                 }
                 List<Integer> indexes = members.get(k);
                 List<Integer> limits = new ArrayList<>(indexes.size());
@@ -366,6 +384,9 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 List<SharedState> parsed = scripts.get(k).parseAll(replyOf(reply), limits);
                 for (int j = 0; j < indexes.size(); j++) {
                     states[indexes.get(j)] = parsed.get(j);
+                    if (parsed.get(j) == null) {
+                        unusable(calls.get(k).keys()[j], "WRONGTYPE");
+                    }
                 }
             }
             return java.util.Arrays.asList(states);
@@ -404,6 +425,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 if (BucketUnusableException.isWrongType(reply.getError())) {
                     // Only a call for one bucket fails as a whole on a key of the wrong type (see the script).
                     call.forEach(i -> balances[i] = Double.NaN);
+                    call.forEach(i -> unusable(names.get(i), reply.getError()));
                     continue;
                 }
                 List<TokenBucketScript.Result> results = TokenBucketScript.parseAll(replyOf(reply), call.size());
@@ -411,6 +433,9 @@ public final class RedisTokenBuckets implements AutoCloseable {
                     // A key of the wrong type spoils only its own bucket: NaN, and the mirror stays local.
                     TokenBucketScript.Result result = results.get(j);
                     balances[call.get(j)] = result == null ? Double.NaN : result.tokensLeft();
+                    if (result == null) {
+                        unusable(names.get(call.get(j)), "WRONGTYPE");
+                    }
                 }
             }
             return List.of(balances);

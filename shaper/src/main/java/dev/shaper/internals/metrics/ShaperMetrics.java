@@ -95,11 +95,17 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String ADMISSION_BACKEND = "shaper.admission.backend";
     /** Switches of the admission backend; tag {@code to} is {@code local} or {@code redis}. */
     public static final String ADMISSION_SWITCHES = "shaper.admission.switches";
+    /**
+     * Times a key's admission counter in Redis was found holding another type of value (WRONGTYPE: another
+     * service's key under the shaper's prefix); the key is admitted locally meanwhile.
+     */
+    public static final String ADMISSION_UNUSABLE_KEYS = "shaper.admission.unusable.keys";
     /** Gauge: the live instances of the application as admission last counted them. */
     public static final String ADMISSION_LIVE_INSTANCES = "shaper.admission.live.instances";
     /**
      * 1 for why admission is on local buckets although Redis is configured, 0 otherwise; tag {@code kind} is
-     * {@code unreachable}, {@code authentication}, {@code permission} or {@code tls} (see {@link RedisFailure}).
+     * {@code unreachable}, {@code authentication}, {@code permission}, {@code tls} or {@code out_of_memory} (see
+     * {@link RedisFailure}).
      */
     public static final String REDIS_FAILURE = "shaper.redis.failure";
     /** Latency of Redis calls; tag {@code command} is {@code take}, {@code charge} or {@code ping}. */
@@ -554,6 +560,10 @@ public final class ShaperMetrics implements AutoCloseable {
                 .register(registry);
         FunctionCounter.builder(ADMISSION_SWITCHES, admission, AdmissionController::switchesToRedis)
                 .tag("to", "redis").description("Switches of the admission backend back to Redis")
+                .register(registry);
+        FunctionCounter.builder(ADMISSION_UNUSABLE_KEYS, admission, AdmissionController::unusableKeys)
+                .description("Times a key's admission counter in Redis held another type of value (WRONGTYPE);"
+                        + " the key is admitted locally meanwhile")
                 .register(registry);
         Gauge.builder(ADMISSION_LIVE_INSTANCES, admission, AdmissionController::liveInstances)
                 .description("Live instances of the application as last counted; the local fallback admits at each"

@@ -2,6 +2,7 @@ package dev.shaper.internals.rules;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.common.config.ConfigException;
+import org.yaml.snakeyaml.LoaderOptions;
 
 /**
  * Reads a rules file (YAML, or JSON, which is YAML too) into a {@link RuleBook}. Shape:
@@ -87,12 +89,28 @@ public final class RulesFile {
     /** The value of a rule's {@code mode} that enforces it: the default. */
     public static final String MODE_ENFORCE = "enforce";
 
-    private static final ObjectMapper MAPPER = new ObjectMapper(new YAMLFactory())
+    /**
+     * The most characters a rules file may hold, 3 MiB (about 100,000 one-line rules): a larger set of rules belongs
+     * on the rules topic, where each record is one rule.
+     */
+    public static final int MAX_FILE_CHARS = 3 * 1024 * 1024;
+
+    // A field given twice is refused, as on the rules topic: the last value winning silently hides a typo.
+    private static final ObjectMapper MAPPER = new ObjectMapper(YAMLFactory.builder()
+            .loaderOptions(loaderOptions()).build())
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
 
     private RulesFile() {
+    }
+
+    /** The YAML parser's own limit, above {@link #MAX_FILE_CHARS}, which is checked first with a clearer message. */
+    private static LoaderOptions loaderOptions() {
+        LoaderOptions options = new LoaderOptions();
+        options.setCodePointLimit(MAX_FILE_CHARS + 1);
+        return options;
     }
 
     /**
@@ -159,6 +177,10 @@ public final class RulesFile {
 
     static RuleBook parse(String source, String text, ShapingRule defaults, AdmissionPolicy defaultAdmission,
                           AdmissionAlgorithm defaultAlgorithm) {
+        if (text.length() > MAX_FILE_CHARS) {
+            throw new RulesFileException(source + ": " + text.length() + " characters; a rules file holds at most "
+                    + MAX_FILE_CHARS + " (put a larger set of rules on the rules topic)");
+        }
         FileSpec spec;
         try {
             spec = text.isBlank() ? new FileSpec(List.of()) : MAPPER.readValue(text, FileSpec.class);

@@ -115,8 +115,10 @@ class AdmissionControllerIT {
                 scheduler.advance(SYNC);
                 assertThat(shared("good-" + mode, rule)).as("the batched sync charged good").isLessThan(1);
             }
-            // Then: "bad" is limited by a local bucket, the others stay on Redis, and nothing switched
+            // Then: "bad" is limited by a local bucket and counted as unusable, the others stay on Redis, and
+            // nothing switched
             assertThat(bad).as(mode + " bad").isEqualTo(2);
+            assertThat(controller.unusableKeys()).as(mode + " unusable keys").isPositive();
             assertThat(good).as(mode + " good").isEqualTo(2);
             assertThat(controller.backend()).as(mode.name()).isEqualTo(AdmissionController.Backend.REDIS);
             assertThat(controller.switchesToLocal()).as(mode.name()).isZero();

@@ -228,6 +228,38 @@ class RedisRefusalIT {
     }
 
     @Test
+    void aRedisOutOfMemoryIsNamedAsSuchNotAsDownAndAdmissionReturnsOnceItHasRoom() throws Exception {
+        // Given: a Redis at its maxmemory that evicts nothing, filled by another service
+        RedisServer server = track(RedisServer.start());
+        assertThat(server.call("CONFIG", "SET", "maxmemory-policy", "noeviction")).isEqualTo("OK");
+        assertThat(server.call("SET", "other:filler", "x".repeat(1024 * 1024))).isEqualTo("OK");
+        assertThat(server.call("CONFIG", "SET", "maxmemory", "1mb")).isEqualTo("OK");
+        AdmissionController controller = controller(server.uri(), null);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new ShaperMetrics(registry, System::currentTimeMillis).bindAdmission(controller);
+        AdmissionRule rule = new AdmissionRule(100, 100);
+
+        // When: records are admitted, and the monitor pings for a while
+        for (int i = 0; i < 10; i++) {
+            controller.admit(key("k" + (i % 3)), rule, 1);
+            scheduler.advance(PING);
+        }
+
+        // Then: admission is local, and why says so: out of memory, once, with what to do
+        assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
+        assertThat(controller.redisFailure().kind()).isEqualTo(RedisFailure.Kind.OUT_OF_MEMORY);
+        assertThat(admissionLog(Level.ERROR, "is out of memory and refuses the shaper's writes")).hasSize(1);
+        assertThat(admissionLog(Level.WARN, "does not answer")).isEmpty();
+        assertThat(failureGauge(registry, "out_of_memory")).isEqualTo(1);
+        assertThat(failureGauge(registry, "unreachable")).isZero();
+
+        // And: once its maxmemory is raised, admission returns to Redis
+        assertThat(server.call("CONFIG", "SET", "maxmemory", "0")).isEqualTo("OK");
+        pingUntil("back on Redis", () -> controller.backend() == AdmissionController.Backend.REDIS);
+        assertThat(failureGauge(registry, "out_of_memory")).isZero();
+    }
+
+    @Test
     void failuresAreClassifiedByTheirCauseChain() {
         Exception wrongPass = new RedisUnavailableException("Redis x: Unable to connect",
                 new io.lettuce.core.RedisConnectionException("Unable to connect to 127.0.0.1:6379",
@@ -240,6 +272,9 @@ class RedisRefusalIT {
         Exception tls = new io.lettuce.core.RedisConnectionException("Unable to connect",
                 new javax.net.ssl.SSLHandshakeException("PKIX path building failed"));
         assertThat(RedisFailure.of(tls).kind()).isEqualTo(RedisFailure.Kind.TLS);
+        assertThat(RedisFailure.of(new io.lettuce.core.RedisCommandExecutionException(
+                "OOM command not allowed when used memory > 'maxmemory'.")).kind())
+                .isEqualTo(RedisFailure.Kind.OUT_OF_MEMORY);
         assertThat(RedisFailure.of(new io.lettuce.core.RedisCommandTimeoutException("Command timed out")).kind())
                 .isEqualTo(RedisFailure.Kind.UNREACHABLE);
         assertThat(RedisFailure.of(new RedisUnavailableException("Redis x: no answer within PT0.05S", null)))

@@ -232,6 +232,28 @@ class RulesFileTest {
     }
 
     @Test
+    void shouldRefuseAFieldGivenTwiceInARuleInsteadOfTakingTheLastValue() {
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", "rules:\n  - prefix: a\n    rate: 5\n    rate: 500\n",
+                DEFAULTS)).isInstanceOf(RulesFile.RulesFileException.class)
+                .hasMessageContaining("r.yaml").hasMessageContaining("Duplicate field 'rate'");
+        assertThatThrownBy(() -> RulesFile.parse("r.json", "{\"rules\": [{\"prefix\": \"a\", \"prefix\": \"b\"}]}",
+                DEFAULTS)).isInstanceOf(RulesFile.RulesFileException.class)
+                .hasMessageContaining("Duplicate field 'prefix'");
+    }
+
+    @Test
+    void shouldSayTheMostARulesFileMayHoldWhenItIsLarger() {
+        StringBuilder yaml = new StringBuilder("rules:\n");
+        while (yaml.length() <= RulesFile.MAX_FILE_CHARS) {
+            yaml.append("  - exact: key-").append(yaml.length()).append("\n    rate: 5\n");
+        }
+        assertThatThrownBy(() -> RulesFile.parse("r.yaml", yaml.toString(), DEFAULTS))
+                .isInstanceOf(RulesFile.RulesFileException.class)
+                .hasMessageContaining("r.yaml: " + yaml.length() + " characters; a rules file holds at most "
+                        + RulesFile.MAX_FILE_CHARS);
+    }
+
+    @Test
     void shouldSayWhenTheFileCannotBeRead() {
         assertThatThrownBy(() -> RulesFile.load(java.nio.file.Path.of("/no/such/rules.yaml"), DEFAULTS))
                 .hasMessageContaining("/no/such/rules.yaml: cannot be read");
