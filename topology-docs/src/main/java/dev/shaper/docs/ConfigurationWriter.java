@@ -2,6 +2,7 @@ package dev.shaper.docs;
 
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.config.SettingsLoader;
+import dev.shaper.internals.rules.RulesFile;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -183,7 +184,10 @@ final class ConfigurationWriter {
         line("`" + ShaperConfig.RULES_FILE_CONFIG + "` names a YAML (or JSON) file of rules. The first rule whose"
                 + " pattern matches the record key (as UTF-8 text) wins, the defaults apply to keys no rule matches,"
                 + " and any field a rule leaves out takes the default. A mistake stops the start with a message that"
-                + " names the file, the rule and the field (exit code 2). The example"
+                + " names the file, the rule and the field (exit code 2). A field given twice in one rule is such a"
+                + " mistake, as on the rules topic, not the last value winning. The file holds at most 3 MiB ("
+                + String.format(Locale.ROOT, "%,d", RulesFile.MAX_FILE_CHARS) + " characters, about"
+                + " 100,000 one-line rules); a larger set of rules belongs on the rules topic. The example"
                 + " [`shaper/config/rules.yaml`](../shaper/config/rules.yaml):");
         line();
         line("```yaml");
