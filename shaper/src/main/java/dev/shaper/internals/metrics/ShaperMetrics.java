@@ -87,7 +87,8 @@ public final class ShaperMetrics implements AutoCloseable {
     /** How late release ticks routinely come, the most of this instance's tasks: made up at once. */
     public static final String RELEASE_LATENESS = "shaper.release.lateness";
     /**
-     * Seconds by which release ticks came later than they routinely come (stalls of the stream thread: a slow commit,
+     * Seconds by which release ticks came later than the release makes up at once (their routine lateness, and the
+     * step the total rate serves whole: twice the tick, at least 100 ms): stalls of the stream thread (a slow commit,
      * a GC pause, a starved CPU), summed over this instance's tasks.
      */
     public static final String RELEASE_STALLED = "shaper.release.stalled";
@@ -244,10 +245,11 @@ public final class ShaperMetrics implements AutoCloseable {
                         + " it adds to their densest second; a longer stall is made up at 2 % above the rate")
                 .register(registry);
         FunctionCounter.builder(RELEASE_STALLED, this, m -> m.total(TaskCounts::stalledNanos) / 1e9)
-                .baseUnit("seconds").description("How much later than routinely this instance's release ticks came,"
-                        + " summed over its tasks: stalls of the stream thread (a slow commit, a GC pause, a starved"
-                        + " CPU). Divided by the tasks and the time, the share of a capacity in full use that stalls"
-                        + " cost: a ceiling lets it be made up only where a later second has room")
+                .baseUnit("seconds").description("How much later this instance's release ticks came than the release"
+                        + " makes up at once (their routine lateness; with a total rate, twice the tick and at least"
+                        + " 100 ms), summed over its tasks: stalls of the stream thread (a slow commit, a GC pause, a"
+                        + " starved CPU). Divided by the tasks and the time, the share of a capacity in full use that"
+                        + " stalls cost: a ceiling lets it be made up only where a later second has room")
                 .register(registry);
         // Over the live tasks only: a task that closed took its queues with it.
         Gauge.builder(QUEUE_RECORDS, this, m -> m.liveTotal(TaskCounts::queuedRecords))

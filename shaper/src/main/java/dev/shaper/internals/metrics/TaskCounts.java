@@ -35,7 +35,7 @@ public final class TaskCounts {
     /** The task's release tick and how late its ticks routinely come, in milliseconds, as of its last tick. */
     private volatile long releaseTickMs;
     private volatile long routineLateMs;
-    /** How much later than routinely its ticks came, summed: the time its stream thread stalled. */
+    /** How much later its ticks came than the release makes up at once, summed: the time its stream thread stalled. */
     private volatile long stalledNanos;
     /** The wall-clock second whose output {@link #outputInSecond} counts: [start, end) in milliseconds. */
     private long secondStartMs = Long.MAX_VALUE;
@@ -89,7 +89,7 @@ public final class TaskCounts {
         this.routineLateMs = routineLateMs;
     }
 
-    /** A release tick came {@code nanos} later than the task's ticks routinely come (a stall of its stream thread). */
+    /** A release tick came {@code nanos} later than the release makes up at once (a stall of its stream thread). */
     public void stalled(long nanos) {
         stalledNanos += nanos;
     }

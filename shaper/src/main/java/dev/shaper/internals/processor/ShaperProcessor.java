@@ -412,8 +412,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     /** The punctuator: releases the queued records that have fallen due, as their keys' rules and the total cap allow. */
     private void release(long wallNow) {
         long lateNanos = (wallNow - lastTickWallMs - tickMs) * 1_000_000L;
-        if (!startingUp(wallNow) && lateNanos > stalls.routineLateNanos()) {
-            counts.stalled(lateNanos - stalls.routineLateNanos());
+        // What a tick this late keeps back beyond what the release makes up at once (its routine lateness, and the
+        // step the total rate serves whole)
+        long madeUpAtOnce = Math.max(stalls.routineLateNanos(), burstNanos() - tickNanos);
+        if (!startingUp(wallNow) && lateNanos > madeUpAtOnce) {
+            counts.stalled(lateNanos - madeUpAtOnce);
         }
         stalls.tick(lateNanos, wallNow);
         lastTickWallMs = wallNow;
