@@ -53,6 +53,16 @@ class GracefulShutdownIT {
                 // Then: it closed Kafka Streams cleanly, with the JVM's status for SIGTERM
                 assertThat(exit).isEqualTo(143);
                 String output = Files.readString(log, StandardCharsets.UTF_8);
+                // And: its start was a few lines an operator reads, without Kafka's client settings or warnings
+                // that contradict the effective settings
+                List<String> start = output.lines().skip(1).takeWhile(line -> !line.contains("Stop requested"))
+                        .toList();
+                assertThat(start.stream().filter(line -> line.contains(" INFO "))).as("the start log (%s)", log)
+                        .hasSizeBetween(3, 40).anyMatch(line -> line.contains("Effective settings"))
+                        .anyMatch(line -> line.contains("-> RUNNING"));
+                assertThat(start).as("the start log (%s)", log).noneMatch(line -> line.contains("Config values"))
+                        .noneMatch(line -> line.contains("were supplied but are not used"))
+                        .noneMatch(line -> line.contains("processing.exception.handler.global.enabled` to true"));
                 // (Not Kafka's "-> NOT_RUNNING" state line: a daemon thread logs it, racing the JVM's exit.)
                 assertThat(output).contains("Stop requested").contains("Kafka Streams closed cleanly");
                 assertThat(stoppedMs).isLessThan(30_000);

@@ -166,8 +166,9 @@ class SecuredDeploymentIT {
 
         Files.deleteIfExists(LOG);
         httpPort = FreePort.find();
-        shaper = ShaperProcess.start("secured", settingsFile, LOG, List.of("-Xmx256m", "-DLOG_FORMAT=json"),
-                httpPort, environment);
+        // Kafka's client settings logged as well, to see the secrets in them masked
+        shaper = ShaperProcess.start("secured", settingsFile, LOG, List.of("-Xmx256m", "-DLOG_FORMAT=json",
+                        "-DKAFKA_CONFIG_LOG_LEVEL=INFO"), httpPort, environment);
         Await.until("the shaper ready (log: " + LOG.toAbsolutePath() + ")", Duration.ofSeconds(120), () -> {
             if (!shaper.isAlive()) {
                 throw new AssertionError("the shaper exited with " + shaper.exitCode() + "; its log: "

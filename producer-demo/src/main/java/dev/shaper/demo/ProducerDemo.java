@@ -1,5 +1,6 @@
 package dev.shaper.demo;
 
+import dev.shaper.cli.RunLastKeepingWriters;
 import dev.shaper.demo.cli.CommandFailure;
 import dev.shaper.demo.cli.DbWriterCommand;
 import dev.shaper.demo.cli.DemoCommand;
@@ -24,6 +25,7 @@ public final class ProducerDemo {
     /** The configured command line, for {@link #main} and tests. */
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new ProducerDemo());
+        cli.setExecutionStrategy(new RunLastKeepingWriters());
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println(commandLine.getCommandName() + ": " + describe(e));
             return e instanceof CommandFailure ? 1 : commandLine.getCommandSpec().exitCodeOnExecutionException();

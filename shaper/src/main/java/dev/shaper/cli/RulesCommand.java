@@ -45,6 +45,7 @@ public final class RulesCommand implements Runnable {
      */
     public static int run(String[] args, Map<String, String> environment, PrintStream out, PrintStream err) {
         CommandLine cli = new CommandLine(new RulesCommand());
+        cli.setExecutionStrategy(new RunLastKeepingWriters());
         cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         cli.setDefaultValueProvider(new EnvironmentDefaults(environment));

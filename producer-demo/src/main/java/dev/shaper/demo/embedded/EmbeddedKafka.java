@@ -66,9 +66,10 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /**
      * Formats the broker's storage. Kafka's formatter prints its progress to {@code System.out}, which is the
-     * demo's console; nothing else runs yet, so standard output is silenced for that moment only.
+     * demo's console; nothing else runs yet, so standard output is silenced for that moment only (one broker at a
+     * time, so that two in one JVM do not leave it silenced).
      */
-    private static void formatQuietly(KafkaClusterTestKit cluster) throws Exception {
+    private static synchronized void formatQuietly(KafkaClusterTestKit cluster) throws Exception {
         PrintStream console = System.out;
         System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
         try {

@@ -285,6 +285,30 @@ class CommandLineTest {
     }
 
     @Test
+    void shouldWriteToTheCallersWritersEvenWhenStandardOutputWasReplacedAfterTheCommandLineWasBuilt() {
+        // Given: a command line built, then standard output replaced for a moment (as the embedded broker's start
+        // silences it, on another thread)
+        CommandLine cli = ProducerDemo.commandLine();
+        java.io.PrintStream systemOut = System.out;
+        java.io.ByteArrayOutputStream elsewhere = new java.io.ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setOut(new java.io.PrintStream(elsewhere, true, java.nio.charset.StandardCharsets.UTF_8));
+            cli.setOut(new PrintWriter(out, true));
+            cli.setErr(new PrintWriter(err, true));
+            // When: a command prints
+            exit = cli.execute("db-writer", "--help");
+        } finally {
+            System.setOut(systemOut);
+        }
+
+        // Then: it printed to the writer it was given, not to a standard output it noted before
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("Usage: producer-demo db-writer");
+        assertThat(elsewhere.size()).isZero();
+    }
+
+    @Test
     void shouldDescribeTheClosedLoopsOptionsInTheDemosHelp() {
         // picocli warns on System.err about a description it cannot format (a lone '%'), and prints it raw
         java.io.PrintStream systemErr = System.err;
