@@ -615,17 +615,15 @@ public final class ShaperConfig extends AbstractConfig {
             props.put(STATE_ROCKSDB_MEMORY_BYTES_CONFIG, Long.toString(getLong(STATE_ROCKSDB_MEMORY_BYTES_CONFIG)));
         }
         // The shaper has no global stores; this only opts in to Kafka 5.0's default and silences its warning.
-        props.put(GLOBAL_PROCESSING_HANDLER, "true");
+        String globalHandler = StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG;
+        props.put(globalHandler, "true");
         props.putAll(streamsSettings);
         originals().forEach(props::put);
         // The main consumer's partition assignor reads its own copy of the settings from the consumer's, without
         // this one, and would warn that it is off
-        props.putIfAbsent(StreamsConfig.mainConsumerPrefix(GLOBAL_PROCESSING_HANDLER),
-                props.getProperty(GLOBAL_PROCESSING_HANDLER));
+        props.putIfAbsent(StreamsConfig.mainConsumerPrefix(globalHandler), props.getProperty(globalHandler));
         return props;
     }
-
-    private static final String GLOBAL_PROCESSING_HANDLER = "processing.exception.handler.global.enabled";
 
     /**
      * The default {@code poll.ms}: half the release tick of the fastest rule of the rules file (see

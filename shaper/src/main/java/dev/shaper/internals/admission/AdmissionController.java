@@ -297,8 +297,10 @@ public final class AdmissionController implements AutoCloseable {
         return liveInstances.count();
     }
 
-    /** Logs an unusable bucket at most once a minute: a busy key must not flood the log. */
-    /** A key's counter in Redis holds another type of value: counted, and logged at most once a minute. */
+    /**
+     * A key's counter in Redis holds another type of value: counted, and logged at most once a minute (a busy key
+     * must not flood the log).
+     */
     private void unusableKey(String what) {
         unusableKeys.incrementAndGet();
         long now = nanoTime.getAsLong();

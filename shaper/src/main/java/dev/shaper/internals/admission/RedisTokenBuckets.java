@@ -389,7 +389,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
                     }
                 }
             }
-            return java.util.Arrays.asList(states);
+            return Arrays.asList(states);
         } catch (RedisException | IllegalStateException | IllegalArgumentException | ClassCastException e) {
             throw unavailable(e);
         }
