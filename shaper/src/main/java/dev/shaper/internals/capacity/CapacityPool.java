@@ -1,6 +1,7 @@
 package dev.shaper.internals.capacity;
 
 import dev.shaper.internals.shaping.ReleaseWindow;
+import dev.shaper.internals.shaping.WindowCurve;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
@@ -106,6 +107,19 @@ public final class CapacityPool {
     /** How many units {@link #mayRelease} lets leave at {@code wallMs}, at most: what the last second has room for. */
     public synchronized long room(long wallMs) {
         return Math.max(0, limitAt(wallMs) - releases.heldAt(wallMs));
+    }
+
+    /**
+     * How long from {@code wallMs} until {@link #mayRelease} lets a release go again: 0 while the last second has
+     * room; after a fall of the pool, until the releases made at the larger one have left the window.
+     */
+    public synchronized long msUntilRoom(long wallMs) {
+        return releases.msUntilBelow(wallMs, limitAt(wallMs));
+    }
+
+    /** When the units still to come may leave under the ceiling, from {@code wallMs} on (see {@link #mayRelease}). */
+    public synchronized WindowCurve ceilingCurve(long wallMs) {
+        return releases.curve(wallMs, limitAt(wallMs));
     }
 
     /** The units a second may hold with a release stamped {@code wallMs}: the lowest pool since then, plus one. */

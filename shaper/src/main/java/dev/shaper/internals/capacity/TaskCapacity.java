@@ -3,6 +3,7 @@ package dev.shaper.internals.capacity;
 import dev.shaper.internals.shaping.ReleaseWindow;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.shaping.TotalRateLimiter;
+import dev.shaper.internals.shaping.WindowCurve;
 import java.util.Arrays;
 
 /**
@@ -96,6 +97,39 @@ public final class TaskCapacity {
             return pool.room(wallMs);
         }
         return ownReleases == null ? Double.POSITIVE_INFINITY : Math.max(0, ownLimit - ownReleases.heldAt(wallMs));
+    }
+
+    /**
+     * How long from {@code wallMs} until the ceiling lets a release go again (see {@link #mayRelease}): 0 while the
+     * last second has room; after a fall of the capacity, until the releases made at the larger one have left it.
+     */
+    public long msUntilRoom(long wallMs) {
+        if (pool != null) {
+            return pool.msUntilRoom(wallMs);
+        }
+        return ownReleases == null ? 0 : ownReleases.msUntilBelow(wallMs, ownLimit);
+    }
+
+    /**
+     * When the units still to come of the instance (of this task without a pool) may leave under the ceiling, from
+     * {@code wallMs} on; {@link WindowCurve#OPEN} without a cap.
+     */
+    public WindowCurve ceilingCurve(long wallMs) {
+        if (pool != null) {
+            return pool.ceilingCurve(wallMs);
+        }
+        return ownReleases == null ? WindowCurve.OPEN : ownReleases.curve(wallMs, ownLimit);
+    }
+
+    /**
+     * How many of the instance's units leave for each of this task's, while the task has its part: the pool over
+     * the task's rate; 1 without a pool.
+     */
+    public double instanceUnitsPerTaskUnit() {
+        if (pool == null || !(limiter.rate() > 0)) {
+            return 1;
+        }
+        return Math.max(1, pool.pooled() / Math.max(limiter.rate(), pool.staticShare()));
     }
 
     /** {@code units} of {@code priority} left at {@code wallMs}, at once or from the queues. */

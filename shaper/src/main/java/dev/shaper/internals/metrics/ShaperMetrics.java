@@ -71,6 +71,11 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String MODE_TAG = "mode";
     /** Counter: queued records rejected because they waited past their bound (counted in {@link #REJECTED} too). */
     public static final String EXPIRED = "shaper.records.expired";
+    /**
+     * Counter: queued records rejected when the rate their task's backlog drains at fell (a cut of the capacity, a
+     * smaller part of it), since they could no longer leave by their bound (counted in {@link #REJECTED} too).
+     */
+    public static final String CUT = "shaper.records.cut";
     /** Records waiting in this instance's queues now. */
     public static final String QUEUE_RECORDS = "shaper.queue.records";
     /** Stored bytes of the records waiting in this instance's queues now. */
@@ -193,6 +198,7 @@ public final class ShaperMetrics implements AutoCloseable {
     private final TaskCounts retiredCounts = new TaskCounts(taskOwner, 0, 0);
     private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
     private final Counter expired;
+    private final Counter cut;
     private final Timer queueDelay;
     /** The mode="shadow" meters, registered at the first decision of a rule in shadow; null before. */
     private volatile ShadowMeters shadow;
@@ -228,6 +234,11 @@ public final class ShaperMetrics implements AutoCloseable {
                 .description("Queued records rejected as DELAY_EXCEEDED because they waited past max.delay.ms and a"
                         + " tick (the total rate's share shrank, or the release stalled); also in "
                         + REJECTED)
+                .register(registry);
+        this.cut = Counter.builder(CUT)
+                .description("Queued records rejected as DELAY_EXCEEDED or DEADLINE_EXCEEDED when the rate their"
+                        + " backlog drains at fell (a cut of the capacity, a smaller part of it), since they could no"
+                        + " longer leave in time; also in " + REJECTED)
                 .register(registry);
         this.queueDelay = queueDelayTimer("enforce");
         this.releaseRate = new SlidingRate(wallClockMs);
@@ -434,6 +445,11 @@ public final class ShaperMetrics implements AutoCloseable {
     /** A queued record expired (see {@link #EXPIRED}); {@link #rejected} counts it as well. */
     public void expired() {
         expired.increment();
+    }
+
+    /** A queued record was cut, too late for its bound (see {@link #CUT}); {@link #rejected} counts it too. */
+    public void cut() {
+        cut.increment();
     }
 
     public void rejected(RejectReason reason) {

@@ -29,6 +29,9 @@ import dev.shaper.internals.store.QueuedTotals;
 import dev.shaper.internals.store.ScheduleStore;
 import dev.shaper.internals.store.TaskQueues;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -97,6 +100,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     private final ReleaseStamp stamp = new ReleaseStamp();
     private final BucketRelease bucketRelease = new BucketRelease();
     private final LeavingRecords leaving = new LeavingRecords();
+    private final UnreachableRecords unreachable = new UnreachableRecords();
+    /** When the queued records are checked again against their bounds: the rate the task's backlog drains at fell. */
+    private QueueRecheck recheck;
 
     private ProcessorContext<byte[], byte[]> context;
     private TaskQueues queues;
@@ -155,6 +161,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         // it was stopped applies to what is queued at the next change)
         this.rulesSeen = rules.version();
         this.bringingForward = false;
+        this.recheck = new QueueRecheck();
         followWaitingRates();
     }
 
@@ -252,7 +259,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         long now = clock.peek(wallNow);
         long tat = queues.entry(record.key()).state().tatNanos();
         long keyWait = tat > now ? tat - now : 0; // not max(0, tat - now): a key never seen has MIN_VALUE
-        long capWait = total.backlogNanos(now, queues.queuedUnitsUpTo(rule.priority()));
+        long capWait = backlogNanos(now, wallNow, queues.queuedUnitsUpTo(rule.priority()));
         long retryAfterMs = LeakyBucket.nanosToRetryMs(Math.max(keyWait, capWait) - rule.maxDelayMs() * 1_000_000L);
         return new Refusal(RejectReason.DELAY_EXCEEDED, retryAfterMs, "arrived " + waitedMs + " ms after its"
                 + " timestamp " + record.timestamp() + ", more than this key's max.delay.ms of " + rule.maxDelayMs()
@@ -314,7 +321,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         // Nothing queued and the cap open: no backlog in front of the cap, and nothing to compute per record. A
         // record waits behind what is queued at its priority or a higher one.
         long capWait = totalAllows && queues.queuedUnits() == 0 ? 0
-                : total.backlogNanos(now, queues.queuedUnitsUpTo(rule.priority()));
+                : backlogNanos(now, wallNow, queues.queuedUnitsUpTo(rule.priority()));
         ReleaseWindow window = currentWindow(entry, wallNow);
         boolean windowAllows = window == null
                 || window.allows(wallNow, ReleasePace.maxInOneSecond(rule.ratePerSecond()));
@@ -381,6 +388,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         TaskQueues.Enqueued queued = queues.enqueue(entry, record.key(), rule, enqueue.dueNanos(), enqueue.state(),
                 record.timestamp(), wallNow, valid.cost(), valid.deadlineMs(), record.headers(), record.value());
         if (queued.stored()) {
+            recheck.queuedAt(total.estimateRate());
             counts.queued(queued.storedBytes());
             if (enqueue.state().queuedRecords() == 1) {
                 followWaitingRates(); // a key started waiting: it may need a finer tick from now on
@@ -435,6 +443,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         if (capacity.isPooled()) { // the figures cost two arrays a tick, at ticks down to 1 ms
             capacity.tick(wallNow, queues.queuedUnitsByPriority(), queues.waitingRateByPriority());
         }
+        cutUnreachable(now, wallNow);
         bucketRelease.startTick(now, now - before, wallNow);
         leaving.wallNow = wallNow;
         queues.releaseDue(now, bucketRelease, leaving);
@@ -448,6 +457,32 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         if (!total.isUnlimited()) {
             backlogs.publish(context.taskId().partition(), total.backlogNanos(now, queues.queuedUnits()));
         }
+    }
+
+    /**
+     * When the rate the task's backlog drains at fell below what queued records were accepted at (the capacity was
+     * cut, the task's part shrank), those that can no longer leave by their bound are rejected now, with a
+     * retry-after, rather than left to expire at it.
+     */
+    private void cutUnreachable(long now, long wallNow) {
+        double rate = total.estimateRate();
+        if (!recheck.isDue(rate, queues.queuedRecords(), wallNow)) {
+            return;
+        }
+        long started = System.nanoTime();
+        queues.cutUnreachable(new TaskQueues.BacklogEstimate(now, wallNow, total.owedNanos(now), rate,
+                capacity.ceilingCurve(wallNow), capacity.instanceUnitsPerTaskUnit()), unreachable, unreachable);
+        recheck.checked(rate, wallNow, System.nanoTime() - started);
+        unreachable.reject(now, wallNow, rate);
+    }
+
+    /**
+     * How long a record behind {@code queuedUnits} waits for the task's part of the capacity: the total rate's
+     * backlog, after whatever the ceiling's full last second holds back (a fall of the capacity leaves releases made
+     * at the larger one in it).
+     */
+    private long backlogNanos(long now, long wallNow, long queuedUnits) {
+        return total.backlogNanos(now, queuedUnits, capacity.msUntilRoom(wallNow) * 1_000_000L);
     }
 
     /** Whether the task started less than {@link StallMeter#START_UP_MS} ago: its ticks resume at the rate. */
@@ -519,6 +554,65 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         @Override
         public void expired(byte[] key, QueuedRecord record, long storedBytes) {
             rejectExpired(key, record, storedBytes, wallNow);
+        }
+    }
+
+    /**
+     * The bounds of queued records, and the records cut at a fall of the rate, rejected once the cut is done: a
+     * retry is a new arrival, behind all that stays queued.
+     */
+    private final class UnreachableRecords implements TaskQueues.BacklogBounds, TaskQueues.CutRecords {
+        private record Cut(byte[] key, QueuedRecord queued, long storedBytes, long expectedWallMs,
+                           long latestWallMs) {
+        }
+
+        private final List<Cut> cut = new ArrayList<>();
+
+        @Override
+        public long latestReleaseWallMs(byte[] key, long timestampMs, long enqueuedWallMs, long deadlineMs) {
+            ShapingRule rule = rules.ruleFor(key);
+            if (rule.shadow()) {
+                return Long.MAX_VALUE; // not enforced: it expires at its bound, as before its rule went into shadow
+            }
+            return Math.min(deadlineMs, waitStart(timestampMs, enqueuedWallMs) + rule.maxDelayMs());
+        }
+
+        @Override
+        public ShapingRule rule(byte[] key) {
+            return rules.ruleFor(key);
+        }
+
+        @Override
+        public void cut(byte[] key, QueuedRecord queued, long storedBytes, long expectedWallMs, long latestWallMs) {
+            cut.add(new Cut(key, queued, storedBytes, expectedWallMs, latestWallMs));
+        }
+
+        /** Rejects what the cut at {@code rate} took out, now that what stays is known. */
+        void reject(long now, long wallNow, double rate) {
+            for (Cut c : cut) {
+                QueuedRecord queued = c.queued();
+                Record<byte[], byte[]> record = new Record<>(c.key(), queued.value(), queued.timestamp(),
+                        queued.headers());
+                String why = "taken out of its queue when the capacity or this partition's part of it shrank: at " + String.format(Locale.ROOT, "%.1f", rate) + "/s, the rate this"
+                        + " partition's backlog drains at now, it would have been released at about "
+                        + c.expectedWallMs() + ", " + (c.expectedWallMs() - c.latestWallMs()) + " ms after ";
+                if (c.latestWallMs() == queued.deadlineMs()) {
+                    ShaperProcessor.this.reject(record, new Refusal(RejectReason.DEADLINE_EXCEEDED, why
+                            + "its deadline " + queued.deadlineMs() + " (" + ShaperHeaders.DEADLINE_MS + ")"));
+                } else {
+                    ShapingRule rule = rules.ruleFor(c.key());
+                    // As for an arrival refused: a retry is accepted once its wait behind what stays is in bound
+                    long waitNanos = backlogNanos(now, wallNow, queues.queuedUnitsUpTo(rule.priority()));
+                    long retryAfterMs = Math.max(settings.tickMs(),
+                            LeakyBucket.nanosToRetryMs(waitNanos - rule.maxDelayMs() * 1_000_000L));
+                    ShaperProcessor.this.reject(record, new Refusal(RejectReason.DELAY_EXCEEDED, retryAfterMs, why
+                            + "its bound, this key's max.delay.ms of " + rule.maxDelayMs() + " ms"
+                            + (settings.delayFromTimestamp() ? " since its timestamp" : " since its arrival")));
+                }
+                counts.dequeuedToRejected(c.storedBytes());
+                metrics.cut();
+            }
+            cut.clear();
         }
     }
 

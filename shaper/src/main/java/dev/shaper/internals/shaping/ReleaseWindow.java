@@ -82,6 +82,43 @@ public final class ReleaseWindow {
         return wallMs - limitChangedMs < WINDOW_MS ? Math.max(earlierLimit, limit) : limit;
     }
 
+    /**
+     * How long from {@code wallMs} until the window holds fewer than {@code limit} units, as its releases leave it
+     * (an assumed second counts in full until its end: an upper bound); 0 if it does already.
+     */
+    public long msUntilBelow(long wallMs, long limit) {
+        long held = heldAt(wallMs);
+        if (held < limit) {
+            return 0;
+        }
+        long assumed = assumedAt(wallMs);
+        long left = sum;
+        for (int i = 0; i < size; i++) {
+            left -= units[index(i)];
+            if (left + assumed < limit) {
+                return stampsMs[index(i)] + WINDOW_MS - wallMs;
+            }
+        }
+        return assumedUntilMs + WINDOW_MS - wallMs; // what was released is gone; the assumed second ends last
+    }
+
+    /**
+     * When the units still to come may leave under {@code limit} units a second, from {@code wallMs} on (see
+     * {@link WindowCurve}). For a ceiling, whose window assumes nothing: an assumed second is not counted.
+     */
+    public WindowCurve curve(long wallMs, long limit) {
+        expire(wallMs);
+        long[] stamps = new long[size];
+        long[] upTo = new long[size];
+        long total = 0;
+        for (int i = 0; i < size; i++) {
+            stamps[i] = stampsMs[index(i)];
+            total += units[index(i)];
+            upTo[i] = total;
+        }
+        return new WindowCurve(wallMs, limit, stamps, upTo);
+    }
+
     /** Records a release of {@code cost} units at {@code wallMs}. */
     public void record(long wallMs, long cost) {
         expire(wallMs);

@@ -166,12 +166,32 @@ public final class TotalRateLimiter {
      * wait refuses a record rather than let it wait longer than promised.
      */
     public long backlogNanos(long nowNanos, long queuedUnits) {
+        return backlogNanos(nowNanos, queuedUnits, 0);
+    }
+
+    /**
+     * Like {@link #backlogNanos(long, long)}, with nothing leaving for {@code heldNanos} from now whatever this cap
+     * allows (the ceiling's last second is full).
+     */
+    public long backlogNanos(long nowNanos, long queuedUnits, long heldNanos) {
         if (unlimited) {
             return 0;
         }
-        long owed = tatNanos > nowNanos ? tatNanos - nowNanos : 0; // not max(0, tat - now): MIN_VALUE would wrap
-        double rate = Math.max(ratePerSecond, assuredRate);
-        return queuedUnits > 0 ? LeakyBucket.saturatedAdd(owed, interval(queuedUnits, rate)) : owed;
+        long owed = Math.max(owedNanos(nowNanos), heldNanos);
+        return queuedUnits > 0 ? LeakyBucket.saturatedAdd(owed, interval(queuedUnits, estimateRate())) : owed;
+    }
+
+    /**
+     * The rate {@link #backlogNanos} estimates a backlog at: the task's rate now, no less than its assured rate;
+     * infinite without a cap. When it falls, records queued under a faster estimate may no longer make their bound.
+     */
+    public double estimateRate() {
+        return unlimited ? Double.POSITIVE_INFINITY : Math.max(ratePerSecond, assuredRate);
+    }
+
+    /** The spend the cap has still to earn back from {@code nowNanos} before anything more may leave; 0 if none. */
+    public long owedNanos(long nowNanos) {
+        return !unlimited && tatNanos > nowNanos ? tatNanos - nowNanos : 0; // MIN_VALUE would wrap in tat - now
     }
 
     private long spend(long cost) {

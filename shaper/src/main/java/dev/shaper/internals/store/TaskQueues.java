@@ -3,6 +3,7 @@ package dev.shaper.internals.store;
 import dev.shaper.internals.shaping.KeyState;
 import dev.shaper.internals.shaping.LeakyBucket;
 import dev.shaper.internals.shaping.ShapingRule;
+import dev.shaper.internals.shaping.WindowCurve;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -107,6 +108,40 @@ public final class TaskQueues {
          * deadline; its release frees {@code storedBytes}.
          */
         void expired(byte[] key, QueuedRecord record, long storedBytes);
+    }
+
+    /**
+     * How fast the task's backlog drains from now on, for {@link #cutUnreachable}.
+     *
+     * @param owedNanos       the spend the task's total rate has still to earn back
+     * @param ratePerSecond   the units per second the rest drains at
+     * @param ceiling         when the instance's units may leave under the ceiling over every second
+     * @param instanceUnitsPerTaskUnit how many of the instance's units leave for each of the task's
+     */
+    public record BacklogEstimate(long nowNanos, long wallNowMs, long owedNanos, double ratePerSecond,
+                                  WindowCurve ceiling, double instanceUnitsPerTaskUnit) {
+    }
+
+    /** What bounds a queued record's wait, for {@link #cutUnreachable}. */
+    public interface BacklogBounds {
+        /**
+         * The latest wall time a queued record of {@code key}, of timestamp {@code timestampMs}, queued at
+         * {@code enqueuedWallMs} and with deadline {@code deadlineMs}, may leave; {@link Long#MAX_VALUE} if it may not
+         * be cut (its key's rule is in shadow).
+         */
+        long latestReleaseWallMs(byte[] key, long timestampMs, long enqueuedWallMs, long deadlineMs);
+
+        /** The rule of {@code key} in force. */
+        ShapingRule rule(byte[] key);
+    }
+
+    /** Receives the records {@link #cutUnreachable} took out, in each key's order. */
+    public interface CutRecords {
+        /**
+         * {@code record} of {@code key} would leave at about {@code expectedWallMs}, after {@code latestWallMs}, the
+         * latest it may; its removal frees {@code storedBytes}.
+         */
+        void cut(byte[] key, QueuedRecord record, long storedBytes, long expectedWallMs, long latestWallMs);
     }
 
     /**
@@ -515,6 +550,56 @@ public final class TaskQueues {
     private void stoppedWaiting(ShapingRule rule) {
         scanBand.waitingRate = Math.max(0, scanBand.waitingRate - rule.ratePerSecond());
         waitingRates.remove(rule.ratePerSecond());
+    }
+
+    /**
+     * Takes out the queued records that can no longer leave by their bound at the backlog's rate now (the capacity
+     * fell, the task's part shrank), and hands them to {@code sink}: a record's expected release is the later of its
+     * key's due and the units kept ahead of it in release order at {@code estimate}'s rate, as an arrival's estimate
+     * counts them. What stays keeps its dues and order; the keys' schedules do not move, as for an expired record.
+     * A pass over the task's queued records, and one more over the bands with records cut.
+     *
+     * @return how many records were cut
+     */
+    public int cutUnreachable(BacklogEstimate estimate, BacklogBounds bounds, CutRecords sink) {
+        if (queuedRecords <= 0 || !(estimate.ratePerSecond() > 0)) {
+            return 0;
+        }
+        BacklogCut cut = new BacklogCut(estimate, bounds);
+        int[] count = {0};
+        BacklogCut.Removal removal = new BacklogCut.Removal() {
+            @Override
+            public int queuedRecordsOf(byte[] key) {
+                return keyStates.entry(key).state().queuedRecords();
+            }
+
+            @Override
+            public void removed(BandQueue queue, byte[] key, byte[] value, long expectedWallMs, long latestWallMs) {
+                QueuedRecord record = QueuedRecord.decode(value);
+                long storedBytes = QueuedRecord.storedSize(key, value);
+                KeyEntry slot = keyStates.entry(key);
+                KeyState left = LeakyBucket.expire(slot.state(), record.cost());
+                slot.update(left.plusQueuedBytes(-storedBytes));
+                queuedRecords--;
+                queuedUnits -= record.cost();
+                queue.queuedRecords--;
+                queue.queuedUnits -= record.cost();
+                if (left.queuedRecords() == 0) {
+                    double rate = bounds.rule(key).ratePerSecond();
+                    queue.waitingRate = Math.max(0, queue.waitingRate - rate);
+                    waitingRates.remove(rate);
+                }
+                count[0]++;
+                sink.cut(key, record, storedBytes, expectedWallMs, latestWallMs);
+            }
+        };
+        if (cut.run(new ArrayList<>(bands.values()), removal)) {
+            keyStates.flushCache();
+        }
+        if (queuedRecords <= 0) {
+            waitingRates.clear();
+        }
+        return count[0];
     }
 
     /** The fastest rate among the keys with records queued, in records per second; 0 when none waits. */
