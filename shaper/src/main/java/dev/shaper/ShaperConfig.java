@@ -178,10 +178,12 @@ public final class ShaperConfig extends AbstractConfig {
     /** How long without a report before feedback counts as missing. */
     public static final String CAPACITY_FEEDBACK_TIMEOUT_MS_CONFIG = "shaper.capacity.feedback.timeout.ms";
     public static final String CAPACITY_FEEDBACK_TIMEOUT_MS_DOC = "With shaper.capacity.adaptive: how long, in"
-            + " milliseconds, after the end of the newest report's window (its atMs, by the writer's clock) feedback"
-            + " counts as missing. The capacity then holds where it is, which is flagged and logged once, until the"
-            + " writers report again. Reports whose window ended longer ago than this are ignored as late, and at start"
-            + " the shaper reads this far back in the feedback topic. At least twice shaper.capacity.adjust.ms.";
+            + " milliseconds, after the shaper received the newest report feedback counts as missing. The capacity"
+            + " then holds where it is, which is flagged and logged once, until the writers report again. Reports"
+            + " whose window ended longer than this before they were received are ignored as late, reports whose"
+            + " window ends further than this ahead of the shaper's clock are refused as malformed (the writer's"
+            + " clock is ahead), and at start the shaper reads this far back in the feedback topic. At least twice"
+            + " shaper.capacity.adjust.ms.";
 
     /** The warm-up after a start that restored queued records. */
     public static final String CAPACITY_WARMUP_MS_CONFIG = "shaper.capacity.warmup.ms";

@@ -196,6 +196,46 @@ class ClosedLoopIT {
     }
 
     @Test
+    @Timeout(120)
+    void shouldNotBeFooledByAReportFromAWriterWhoseClockIsAnHourAhead() throws Exception {
+        // Given: one instance, its writer healthy
+        String name = "loop-" + RUNS.incrementAndGet();
+        Map<String, Object> settings = settings(name, 1);
+        try (ShaperInstance shaper = ShaperInstance.start(settings);
+             ScriptedFeedbackWriter writer = ScriptedFeedbackWriter.start(broker.bootstrapServers(), name + "-feedback",
+                     "writer-1", REPORT_PERIOD)) {
+            ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
+            Await.until("the writer's reports taken", Duration.ofSeconds(10),
+                    () -> CapacitySamples.reason(shaper) == Reason.HEALTHY);
+            double malformedBefore = malformed(shaper);
+
+            // When: one report comes dated an hour ahead, then the writes slow down (p99 500 ms against 50 ms)
+            writer.sendDatedAhead(3_600_000);
+            Await.until("the report from the future counted as malformed", Duration.ofSeconds(10),
+                    () -> malformed(shaper) >= malformedBefore + 1);
+            long slowAt = System.currentTimeMillis();
+            writer.report(500, 0);
+
+            // Then: the later reports still count: the capacity is cut as for any slowdown
+            Await.until("a cut for the latency", Duration.ofSeconds(10),
+                    () -> CapacitySamples.capacity(shaper) <= 0.7 * MAX);
+            long cutAfterMs = System.currentTimeMillis() - slowAt;
+            assertThat(cutAfterMs).isLessThanOrEqualTo(3 * ADJUST_MS);
+            assertThat(capacityJson(shaper).get("feedbackAgeMs").asLong()).isBetween(0L, TIMEOUT_MS);
+
+            // And when: the writer falls silent, the feedback is flagged missing after the timeout
+            writer.fallSilent();
+            long silentAt = System.currentTimeMillis();
+            Await.until("feedback missing", Duration.ofSeconds(10),
+                    () -> CapacitySamples.reason(shaper) == Reason.NO_FEEDBACK);
+            LOG.info("a report an hour ahead: refused; cut {} ms after the slowdown; flagged missing {} ms after the"
+                    + " writer fell silent", cutAfterMs, System.currentTimeMillis() - silentAt);
+            assertThat(capacityJson(shaper).get("feedbackPresent").asBoolean()).isFalse();
+            assertThat(malformed(shaper)).isEqualTo(malformedBefore + 1);
+        }
+    }
+
+    @Test
     @Timeout(300)
     void shouldApplyOneCapacityOnEveryInstanceWhenTheyShareADecisionInRedis() throws Exception {
         // Given: two instances on one Redis, four partitions, offered 300/s; writers healthy

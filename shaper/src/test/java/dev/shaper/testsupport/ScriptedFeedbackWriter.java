@@ -13,7 +13,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * A database writer as the shaper sees it: a thread that publishes one {@link FeedbackReport} per period to the
  * feedback topic, with the p99 and the error ratio the test sets. A change is reported at once, not at the end of the
- * period, so that a test can time the loop's answer from it. It can also fall silent and send malformed records.
+ * period, so that a test can time the loop's answer from it. It can also fall silent, send malformed records, and
+ * send a report dated ahead of the clock.
  */
 public final class ScriptedFeedbackWriter implements AutoCloseable {
 
@@ -70,6 +71,21 @@ public final class ScriptedFeedbackWriter implements AutoCloseable {
                     "not json".getBytes(StandardCharsets.UTF_8))).get();
         } catch (Exception e) {
             throw new IllegalStateException("cannot send the malformed records", e);
+        }
+    }
+
+    /**
+     * Sends one healthy report dated {@code aheadMs} ahead of the clock, as a writer whose clock is ahead would; the
+     * reports after it are dated by the clock again.
+     */
+    public void sendDatedAhead(long aheadMs) {
+        long atMs = System.currentTimeMillis() + aheadMs;
+        FeedbackReport report = new FeedbackReport(atMs, periodMs, ATTEMPTS, 0, 20.0);
+        try {
+            producer.send(new ProducerRecord<>(topic, writerId.getBytes(StandardCharsets.UTF_8), report.toJson()))
+                    .get();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot send the report dated ahead", e);
         }
     }
 

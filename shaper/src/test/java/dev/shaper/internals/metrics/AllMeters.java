@@ -59,7 +59,7 @@ public final class AllMeters implements AutoCloseable {
                 0.01, 1_000, 5_000, 30_000, ControllerKind.AIMD), System.currentTimeMillis(), false);
         metrics.bindClosedLoop(new ClosedLoop(adaptive, null, capacity -> { }, new ManualScheduler(),
                 System::currentTimeMillis, "test"), new FeedbackListener(Map.of("bootstrap.servers", "unused:9092"),
-                "feedback", Duration.ofSeconds(5), (writer, report) -> { }, System::currentTimeMillis));
+                "feedback", Duration.ofSeconds(5), (writer, report, receivedAtMs) -> { }, System::currentTimeMillis));
         // Meters registered on first use
         metrics.redisCall("take", 1_000);
         metrics.registerTaskCounts(1, 100).released(System.currentTimeMillis(), 5, 100);

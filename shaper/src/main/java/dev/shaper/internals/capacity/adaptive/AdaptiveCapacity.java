@@ -60,13 +60,13 @@ public final class AdaptiveCapacity {
     }
 
     /**
-     * A writer's report, for the next decision. Duplicates and reports older than one already seen from the writer
-     * are ignored and counted.
+     * A writer's report, received at {@code receivedAtMs} by this shaper's clock, for the next decision. Duplicates,
+     * reports older than one already seen from the writer, and late ones are ignored and counted.
      *
      * @param writerId the feedback record's key
      */
-    public void onReport(String writerId, FeedbackReport report) {
-        feedback.add(writerId, report);
+    public void onReport(String writerId, FeedbackReport report, long receivedAtMs) {
+        feedback.add(writerId, report, receivedAtMs);
     }
 
     /** The decision at {@code nowMs}, from the reports since the previous one; the caller makes one per interval. */
@@ -181,9 +181,9 @@ public final class AdaptiveCapacity {
         return settings;
     }
 
-    /** The end of the newest report accepted, epoch milliseconds by its writer's clock; null before the first. */
-    public Long newestReportAtMs() {
-        return feedback.newestReportAtMs();
+    /** When the newest report accepted was received, epoch milliseconds by this shaper's clock; null before any. */
+    public Long newestReceivedAtMs() {
+        return feedback.newestReceivedAtMs();
     }
 
     /** Reports ignored so far as duplicates or out of order. */

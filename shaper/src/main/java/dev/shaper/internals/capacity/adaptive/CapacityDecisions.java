@@ -18,7 +18,8 @@ public interface CapacityDecisions extends AutoCloseable {
      * @param decidedAtMs   when it was decided, epoch milliseconds by the keeper's clock
      * @param decidedBy     the instance whose proposal it was
      * @param ours          whether it is the caller's proposal
-     * @param warmUpStartMs the start of the newest warm-up any instance reported, epoch milliseconds; 0 for none
+     * @param warmUpStartMs the start of the newest warm-up any instance reported, epoch milliseconds by the caller's
+     *                      clock (the instances exchange its age, never their clocks); 0 for none
      */
     record Agreed(double capacity, Reason reason, long decidedAtMs, String decidedBy, boolean ours,
                   long warmUpStartMs) {
@@ -30,9 +31,10 @@ public interface CapacityDecisions extends AutoCloseable {
      *
      * @param proposal      the capacity this instance's controller allows, and why
      * @param warmUpStartMs the start of the newest warm-up this instance knows, epoch milliseconds; 0 for none
+     * @param nowMs         this instance's clock now, which {@code warmUpStartMs} and the answer's count by
      * @throws RedisUnavailableException when the keeper cannot be reached within the timeout
      */
-    Agreed propose(CapacityDecision proposal, long warmUpStartMs) throws RedisUnavailableException;
+    Agreed propose(CapacityDecision proposal, long warmUpStartMs, long nowMs) throws RedisUnavailableException;
 
     /** Where the decision is kept, without credentials, for logs. */
     String description();

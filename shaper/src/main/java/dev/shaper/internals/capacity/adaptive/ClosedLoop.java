@@ -55,8 +55,8 @@ public final class ClosedLoop implements AutoCloseable {
      * @param source          where the decision in force comes from
      * @param latencyP99Ms    the writers' p99 this instance saw at its last decision; NaN when none
      * @param errorRatio      the writers' error ratio this instance saw at its last decision; NaN when none
-     * @param feedbackAgeMs   how long ago the newest report's window ended; -1 before the first report
-     * @param feedbackPresent whether a report ended within {@code shaper.capacity.feedback.timeout.ms}
+     * @param feedbackAgeMs   how long ago the newest report was received; -1 before the first report
+     * @param feedbackPresent whether a report was received within {@code shaper.capacity.feedback.timeout.ms}
      */
     public record Status(double capacity, double min, double max, Reason reason, long decidedAtMs, String decidedBy,
                          Source source, double latencyP99Ms, double errorRatio, long feedbackAgeMs,
@@ -127,7 +127,8 @@ public final class ClosedLoop implements AutoCloseable {
         long at = now;
         if (decisions != null) {
             try {
-                CapacityDecisions.Agreed agreed = decisions.propose(adaptive.allowed(), adaptive.warmUpStartMs());
+                CapacityDecisions.Agreed agreed = decisions.propose(adaptive.allowed(), adaptive.warmUpStartMs(),
+                        now);
                 adaptive.adopt(agreed.capacity(), agreed.reason(), agreed.warmUpStartMs(), now);
                 by = agreed.decidedBy();
                 at = agreed.decidedAtMs();
@@ -203,7 +204,7 @@ public final class ClosedLoop implements AutoCloseable {
         CapacityDecision last = adaptive.lastDecision();
         CapacityBounds bounds = adaptive.bounds();
         long now = clockMs.getAsLong();
-        Long newest = adaptive.newestReportAtMs();
+        Long newest = adaptive.newestReceivedAtMs();
         long ageMs = newest == null ? -1 : Math.max(0, now - newest);
         boolean present = newest != null && ageMs < adaptive.settings().feedbackTimeoutMs();
         return new Status(last.capacity(), bounds.min(), bounds.max(), last.reason(), decidedAtMs, decidedBy, source,

@@ -12,17 +12,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Collects the writers' reports between two decisions and combines them into one {@link FeedbackSignal} per
- * decision. Reports are placed by the end of their window ({@code atMs}, the writer's clock):
+ * decision. A report carries the end of its window ({@code atMs}, by the writer's clock) and is added with the time
+ * this shaper received it, by its own clock; freshness is judged by the receipt, so a writer's clock does not decide
+ * whether feedback is present:
  * <ul>
  *   <li>A report counts once. Per writer (the record key), a report that ends no later than one already accepted from
- *       that writer is a duplicate (a producer's retry, a re-read) or out of order, and is ignored.</li>
- *   <li>A decision takes every report added since the previous one, so a report on its way during a decision counts in
- *       the next. One that ended a feedback timeout or more before the decision is late, describes a database that
- *       may have changed since, and is ignored (its writer logged once: its clock may be behind).</li>
+ *       that writer is a duplicate (a producer's retry, a re-read) or out of order, and is ignored; a writer not heard
+ *       from for a feedback timeout starts afresh.</li>
+ *   <li>A decision takes every report received since the previous one, so a report on its way during a decision
+ *       counts in the next. One that ended a feedback timeout or more before it was received describes a database
+ *       that may have changed since, and is ignored as late (its writer logged once: its clock may be behind). One
+ *       dated ahead of the shaper's clock is refused before it gets here ({@link FeedbackRecordHandler}).</li>
  *   <li>Writes and errors add up over all reports taken. Several reports of one writer (it reports more often than
  *       decisions are made) count as one writer.</li>
  *   <li>The p99 is the largest of the writers' p99s, among reports that attempted something.</li>
- *   <li>Feedback is missing when no report taken so far ended within the timeout.</li>
+ *   <li>Feedback is missing when no report taken so far was received within the timeout.</li>
  * </ul>
  * Thread-safe: the feedback listener adds from its thread while decisions take from another.
  */
@@ -32,16 +36,21 @@ public final class FeedbackAggregator {
     /** Writers whose late reports are logged at most; bounds the memory of writer ids that change every record. */
     static final int MAX_WRITERS_LOGGED = 10_000;
 
+    /** A writer's newest report accepted: the end of its window, and when it was received. */
+    private record Newest(long atMs, long receivedAtMs) {
+    }
+
     private final long timeoutMs;
-    /** Reports added since the last decision, by writer, in the order they came. */
+    /** Reports received since the last decision, by writer, in the order they came. */
     private final Map<String, List<FeedbackReport>> pending = new HashMap<>();
-    /** By writer, the end of its newest report accepted: what is not newer is a duplicate. */
-    private final Map<String, Long> newestAtMs = new HashMap<>();
+    /** By writer, its newest report accepted: what does not end later is a duplicate. */
+    private final Map<String, Newest> newest = new HashMap<>();
     private final Set<String> lateWritersLogged = new HashSet<>();
-    /** The end of the newest report taken by a decision. */
-    private long freshestTakenAtMs = Long.MIN_VALUE;
-    /** The end of the newest report accepted from any writer; null before the first. */
-    private Long newestAcceptedAtMs;
+    /** When the newest report taken by a decision was received. */
+    private long freshestTakenReceivedAtMs = Long.MIN_VALUE;
+    /** When the newest report accepted from any writer was received; null before the first. */
+    private Long newestReceivedAtMs;
+    private long pendingNewestReceivedAtMs = Long.MIN_VALUE;
     private long accepted;
     private long duplicates;
     private long late;
@@ -55,39 +64,38 @@ public final class FeedbackAggregator {
     }
 
     /**
-     * A writer's report, for the next decision.
+     * A writer's report, received at {@code receivedAtMs} by this shaper's clock, for the next decision.
      *
-     * @return false when it is a duplicate, or older than one already accepted from the writer, and is ignored
+     * @return false when it is a duplicate, older than one already accepted from the writer, or late, and is ignored
      */
-    public synchronized boolean add(String writerId, FeedbackReport report) {
-        Long newest = newestAtMs.get(writerId);
-        if (newest != null && report.atMs() <= newest) {
+    public synchronized boolean add(String writerId, FeedbackReport report, long receivedAtMs) {
+        Newest last = newest.get(writerId);
+        if (last != null && report.atMs() <= last.atMs()) {
             duplicates++;
             return false;
         }
-        newestAtMs.put(writerId, report.atMs());
+        if (report.atMs() <= receivedAtMs - timeoutMs) {
+            late++;
+            logLate(writerId, receivedAtMs - report.atMs());
+            return false;
+        }
+        newest.put(writerId, new Newest(report.atMs(), receivedAtMs));
         pending.computeIfAbsent(writerId, w -> new ArrayList<>(2)).add(report);
-        newestAcceptedAtMs = newestAcceptedAtMs == null ? report.atMs() : Math.max(newestAcceptedAtMs, report.atMs());
+        pendingNewestReceivedAtMs = Math.max(pendingNewestReceivedAtMs, receivedAtMs);
+        newestReceivedAtMs = newestReceivedAtMs == null ? receivedAtMs : Math.max(newestReceivedAtMs, receivedAtMs);
         accepted++;
         return true;
     }
 
-    /** The signal of a decision at {@code nowMs}: the reports added since the previous one, combined. */
+    /** The signal of a decision at {@code nowMs}: the reports received since the previous one, combined. */
     public synchronized FeedbackSignal take(long nowMs) {
-        long lateUpToMs = nowMs - timeoutMs;
         int writers = 0;
         long writes = 0;
         long errors = 0;
         double p99 = Double.NaN;
         for (Map.Entry<String, List<FeedbackReport>> writer : pending.entrySet()) {
-            boolean counted = false;
+            writers++;
             for (FeedbackReport report : writer.getValue()) {
-                if (report.atMs() <= lateUpToMs) {
-                    late++;
-                    logLate(writer.getKey(), report, nowMs);
-                    continue;
-                }
-                counted = true;
                 writes += report.writes();
                 errors += report.errors();
                 // The union's p99 is never above the largest writer's p99, and percentiles alone prove no smaller
@@ -96,36 +104,36 @@ public final class FeedbackAggregator {
                         && (Double.isNaN(p99) || report.latencyP99Ms() > p99)) {
                     p99 = report.latencyP99Ms();
                 }
-                freshestTakenAtMs = Math.max(freshestTakenAtMs, report.atMs());
-            }
-            if (counted) {
-                writers++;
             }
         }
         pending.clear();
-        // A report this old is late whatever came before it, so its writer's newest end is no longer needed.
-        newestAtMs.values().removeIf(atMs -> atMs <= lateUpToMs);
+        freshestTakenReceivedAtMs = Math.max(freshestTakenReceivedAtMs, pendingNewestReceivedAtMs);
+        pendingNewestReceivedAtMs = Long.MIN_VALUE;
+        long staleUpToMs = nowMs - timeoutMs;
+        // A writer not heard from for a timeout starts afresh: a clock of its that went back then no longer
+        // makes its reports duplicates.
+        newest.values().removeIf(last -> last.receivedAtMs() <= staleUpToMs);
         if (writers > 0) {
             return FeedbackSignal.of(writers, writes, errors, p99);
         }
-        return freshestTakenAtMs > lateUpToMs ? FeedbackSignal.nothingNew() : FeedbackSignal.noFeedback();
+        return freshestTakenReceivedAtMs > staleUpToMs ? FeedbackSignal.nothingNew() : FeedbackSignal.noFeedback();
     }
 
-    private void logLate(String writerId, FeedbackReport report, long nowMs) {
+    private void logLate(String writerId, long agedMs) {
         if (lateWritersLogged.size() < MAX_WRITERS_LOGGED && lateWritersLogged.add(writerId)) {
-            LOG.warn("Feedback: a report of writer {} ended {} ms before the decision, more than the feedback timeout"
-                    + " ({} ms), and is ignored as late; if this repeats, its clock may be behind the shaper's. Later"
-                    + " late reports of this writer are counted, not logged", writerId, nowMs - report.atMs(),
+            LOG.warn("Feedback: a report of writer {} ended {} ms before this shaper received it, more than the"
+                    + " feedback timeout ({} ms), and is ignored as late; if this repeats, its clock may be behind the"
+                    + " shaper's. Later late reports of this writer are counted, not logged", writerId, agedMs,
                     timeoutMs);
         }
     }
 
-    /** The end of the newest report accepted, epoch milliseconds by its writer's clock; null before the first. */
-    public synchronized Long newestReportAtMs() {
-        return newestAcceptedAtMs;
+    /** When the newest report accepted was received, epoch milliseconds by this shaper's clock; null before the first. */
+    public synchronized Long newestReceivedAtMs() {
+        return newestReceivedAtMs;
     }
 
-    /** Reports accepted so far (neither duplicate nor out of order), late ones included. */
+    /** Reports accepted so far (neither duplicate nor out of order nor late). */
     public synchronized long acceptedReports() {
         return accepted;
     }

@@ -1,14 +1,14 @@
 package dev.shaper.internals.capacity.adaptive;
 
 import dev.shaper.ShaperConfig;
-import dev.shaper.feedback.FeedbackReport;
 import dev.shaper.internals.kafka.GrouplessConsumer;
 import dev.shaper.internals.kafka.PollingThread;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiConsumer;
+import java.util.Set;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * Reads the feedback topic ({@code shaper.capacity.feedback.topic}) for the closed loop: a plain consumer on a daemon
  * thread of its own, outside any consumer group, since every instance needs every writer's report. It is assigned every
  * partition the topic has at the start, reads from the records of the last feedback timeout (older ones would be late
- * anyway), and hands each good report to a sink ({@link AdaptiveCapacity#onReport}). Malformed records are counted
+ * anyway), follows partitions added later (within {@link #PARTITION_CHECK_MS} or so, read from their start), and
+ * hands each good report to a sink ({@link AdaptiveCapacity#onReport}). Malformed records are counted
  * and logged once per writer; nothing a record holds stops the thread, and a failed poll is logged and retried.
  *
  * <p>Read uncommitted: a report is a measurement, not a change of state, and the writers publish without transactions.
@@ -33,6 +34,8 @@ import org.slf4j.LoggerFactory;
 public final class FeedbackListener implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(FeedbackListener.class);
+    /** How often the listener looks for partitions added to the topic; its metadata is refreshed as often. */
+    static final long PARTITION_CHECK_MS = 5_000;
 
     private final Map<String, Object> consumerSettings;
     private final String topic;
@@ -40,6 +43,8 @@ public final class FeedbackListener implements AutoCloseable {
     private final LongSupplier clockMs;
     private final FeedbackRecordHandler handler;
     private final PollingThread polling;
+    /** When the polling thread looks for added partitions next; only that thread reads it. */
+    private long nextPartitionCheckMs;
 
     /**
      * A listener, not yet reading (see {@link #start}).
@@ -47,11 +52,12 @@ public final class FeedbackListener implements AutoCloseable {
      * @param clientSettings the client settings to reach the cluster ({@code bootstrap.servers}, security); group
      *                       settings are dropped
      * @param lookBack       how far back to start reading: {@code shaper.capacity.feedback.timeout.ms}
-     * @param sink           takes each good report with its writer's id, on the listener's thread
-     * @param clockMs        the wall clock, epoch milliseconds, that the look-back counts from
+     * @param sink           takes each good report with its writer's id and when it was received, on the listener's
+     *                       thread
+     * @param clockMs        the wall clock, epoch milliseconds, that the look-back and the receipts count by
      */
     public FeedbackListener(Map<String, ?> clientSettings, String topic, Duration lookBack,
-                            BiConsumer<String, FeedbackReport> sink, LongSupplier clockMs) {
+                            FeedbackSink sink, LongSupplier clockMs) {
         if (topic == null || topic.isBlank()) {
             throw new IllegalArgumentException("a feedback listener needs a topic");
         }
@@ -59,7 +65,7 @@ public final class FeedbackListener implements AutoCloseable {
         this.topic = topic;
         this.lookBack = lookBack;
         this.clockMs = clockMs;
-        this.handler = new FeedbackRecordHandler(sink);
+        this.handler = new FeedbackRecordHandler(sink, clockMs, lookBack.toMillis());
         this.polling = new PollingThread("shaper-feedback-listener", topic, LOG, "Feedback",
                 "retrying every {} ms, logged again once it works");
     }
@@ -68,6 +74,8 @@ public final class FeedbackListener implements AutoCloseable {
         Map<String, Object> settings = GrouplessConsumer.settings(clientSettings, "shaper-feedback-listener");
         // Where the look-back finds nothing, or the log was truncated under us: only new reports matter.
         settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        // Partitions added to the topic show in the metadata no later than this
+        settings.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, (int) PARTITION_CHECK_MS);
         return settings;
     }
 
@@ -99,7 +107,40 @@ public final class FeedbackListener implements AutoCloseable {
         }
         LOG.info("Feedback: reading {} partition(s) of {} from {} ms back", started.assignment().size(), topic,
                 lookBack.toMillis());
-        polling.start(started, records -> records.forEach(handler::handle));
+        nextPartitionCheckMs = clockMs.getAsLong() + PARTITION_CHECK_MS;
+        polling.start(started, records -> {
+            records.forEach(handler::handle);
+            followAddedPartitions(started);
+        });
+    }
+
+    /**
+     * On the polling thread, every {@link #PARTITION_CHECK_MS}: assigns the partitions added to the topic since the
+     * last look, from their start (all they hold was written since they were added). A failure to look is the poll's
+     * failure: logged, retried.
+     */
+    private void followAddedPartitions(Consumer<byte[], byte[]> consumer) {
+        long now = clockMs.getAsLong();
+        if (now < nextPartitionCheckMs) {
+            return;
+        }
+        nextPartitionCheckMs = now + PARTITION_CHECK_MS;
+        List<PartitionInfo> partitions = consumer.partitionsFor(topic);
+        if (partitions == null) {
+            return;
+        }
+        Set<TopicPartition> assigned = consumer.assignment();
+        List<TopicPartition> added = partitions.stream().map(p -> new TopicPartition(p.topic(), p.partition()))
+                .filter(tp -> !assigned.contains(tp)).toList();
+        if (added.isEmpty()) {
+            return;
+        }
+        Set<TopicPartition> all = new HashSet<>(assigned);
+        all.addAll(added);
+        consumer.assign(all);
+        consumer.seekToBeginning(added);
+        LOG.info("Feedback: {} partition(s) added to {}; reading them too ({} in all)", added.size(), topic,
+                all.size());
     }
 
     private void seekToLookBack(Consumer<byte[], byte[]> started, List<TopicPartition> assigned) {

@@ -39,10 +39,11 @@ public final class RedisCapacityDecisions implements CapacityDecisions {
     }
 
     @Override
-    public Agreed propose(CapacityDecision proposal, long warmUpStartMs) throws RedisUnavailableException {
+    public Agreed propose(CapacityDecision proposal, long warmUpStartMs, long nowMs)
+            throws RedisUnavailableException {
         String[] args = CapacityDecisionScript.args(terms.instanceId(), proposal, terms.adjustMs(), terms.keepMs(),
-                warmUpStartMs);
-        return redis.run(CapacityDecisionScript.SCRIPT, keys, args, CapacityDecisionScript::parse);
+                warmUpStartMs, nowMs);
+        return redis.run(CapacityDecisionScript.SCRIPT, keys, args, reply -> CapacityDecisionScript.parse(reply, nowMs));
     }
 
     @Override

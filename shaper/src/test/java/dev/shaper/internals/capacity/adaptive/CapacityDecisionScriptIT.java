@@ -1,6 +1,7 @@
 package dev.shaper.internals.capacity.adaptive;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.shaper.internals.capacity.CapacityLeaseScript;
 import dev.shaper.internals.capacity.adaptive.CapacityDecision.Reason;
@@ -25,6 +26,8 @@ class CapacityDecisionScriptIT {
     private static final long ADJUST_MS = 60_000;
     private static final long KEEP_MS = 300_000;
     private static final long WARMUP_AT_MS = 1_764_000_000_000L;
+    /** The instances' clock in these tests (Redis keeps its own): two seconds after the warm-up's start. */
+    private static final long NOW_MS = WARMUP_AT_MS + 2_000;
     private static final AtomicInteger APPS = new AtomicInteger();
 
     private static RedisServer server;
@@ -72,7 +75,7 @@ class CapacityDecisionScriptIT {
         long before = System.currentTimeMillis();
 
         // When: an instance proposes
-        Agreed agreed = instance("a").propose(proposal(280, Reason.LATENCY), 0);
+        Agreed agreed = instance("a").propose(proposal(280, Reason.LATENCY), 0, NOW_MS);
 
         // Then: its proposal is the decision, timed by Redis's clock (the same machine's here)
         assertThat(agreed.capacity()).isEqualTo(280);
@@ -86,11 +89,11 @@ class CapacityDecisionScriptIT {
     @Test
     void shouldAnswerTheDecisionInForceWhenItIsLessThanOneIntervalOld() throws Exception {
         // Given: a decided 280/s
-        Agreed first = instance("a").propose(proposal(280, Reason.LATENCY), 0);
+        Agreed first = instance("a").propose(proposal(280, Reason.LATENCY), 0, NOW_MS);
 
         // When: b proposes something else within the interval, and a again
-        Agreed toB = instance("b").propose(proposal(400, Reason.HEALTHY), 0);
-        Agreed toA = instance("a").propose(proposal(196, Reason.LATENCY), 0);
+        Agreed toB = instance("b").propose(proposal(400, Reason.HEALTHY), 0, NOW_MS);
+        Agreed toA = instance("a").propose(proposal(196, Reason.LATENCY), 0, NOW_MS);
 
         // Then: both are told a's first decision, unchanged
         assertThat(List.of(toB, toA)).allSatisfy(agreed -> {
@@ -107,12 +110,12 @@ class CapacityDecisionScriptIT {
         // Given: a decided 280/s one interval ago
         RedisCapacityDecisions a = instance("a");
         RedisCapacityDecisions b = instance("b");
-        a.propose(proposal(280, Reason.LATENCY), 0);
+        a.propose(proposal(280, Reason.LATENCY), 0, NOW_MS);
         age(ADJUST_MS);
 
         // When: b proposes, and then a within the new interval
-        Agreed toB = b.propose(proposal(300, Reason.HEALTHY), 0);
-        Agreed toA = a.propose(proposal(196, Reason.LATENCY), 0);
+        Agreed toB = b.propose(proposal(300, Reason.HEALTHY), 0, NOW_MS);
+        Agreed toA = a.propose(proposal(196, Reason.LATENCY), 0, NOW_MS);
 
         // Then: b's proposal is the decision, and a is told it
         assertThat(toB.ours()).isTrue();
@@ -126,11 +129,11 @@ class CapacityDecisionScriptIT {
     @Test
     void shouldKeepTheDecisionInForceWhenItIsJustUnderOneIntervalOld() throws Exception {
         // Given: a decision a second short of an interval old
-        instance("a").propose(proposal(280, Reason.LATENCY), 0);
+        instance("a").propose(proposal(280, Reason.LATENCY), 0, NOW_MS);
         age(ADJUST_MS - 1_000);
 
         // When: b proposes
-        Agreed toB = instance("b").propose(proposal(300, Reason.HEALTHY), 0);
+        Agreed toB = instance("b").propose(proposal(300, Reason.HEALTHY), 0, NOW_MS);
 
         // Then: the decision stands
         assertThat(toB.ours()).isFalse();
@@ -140,11 +143,11 @@ class CapacityDecisionScriptIT {
     @Test
     void shouldTreatADecisionFromTheFutureAsDueWhenRedissClockWentBack() throws Exception {
         // Given: a decision timed an hour ahead of Redis's clock
-        instance("a").propose(proposal(280, Reason.LATENCY), 0);
+        instance("a").propose(proposal(280, Reason.LATENCY), 0, NOW_MS);
         age(-3_600_000);
 
         // When: b proposes
-        Agreed toB = instance("b").propose(proposal(300, Reason.HEALTHY), 0);
+        Agreed toB = instance("b").propose(proposal(300, Reason.HEALTHY), 0, NOW_MS);
 
         // Then: the proposal replaces it, rather than waiting an hour for the clock to catch up
         assertThat(toB.ours()).isTrue();
@@ -154,7 +157,7 @@ class CapacityDecisionScriptIT {
     @Test
     void shouldExpireTheDecisionWhenNoInstanceDecidedForTheKeepTime() throws Exception {
         // When: a decides
-        instance("a").propose(proposal(280, Reason.LATENCY), 0);
+        instance("a").propose(proposal(280, Reason.LATENCY), 0, NOW_MS);
 
         // Then: the key expires within the keep time, never at once and never never
         long ttlMs = Long.parseLong(server.call("PTTL", key));
@@ -164,7 +167,7 @@ class CapacityDecisionScriptIT {
         server.call("DEL", key);
 
         // Then: the next proposal is the decision again
-        assertThat(instance("b").propose(proposal(90, Reason.ERRORS), 0).ours()).isTrue();
+        assertThat(instance("b").propose(proposal(90, Reason.ERRORS), 0, NOW_MS).ours()).isTrue();
     }
 
     @Test
@@ -172,27 +175,43 @@ class CapacityDecisionScriptIT {
         // Given: a decided 400/s
         RedisCapacityDecisions a = instance("a");
         RedisCapacityDecisions b = instance("b");
-        a.propose(proposal(400, Reason.HEALTHY), 0);
+        a.propose(proposal(400, Reason.HEALTHY), 0, NOW_MS);
 
         // When: b starts a warm-up within the interval; then a reports an older one
-        Agreed toB = b.propose(proposal(400, Reason.HEALTHY), WARMUP_AT_MS);
-        Agreed toA = a.propose(proposal(400, Reason.HEALTHY), WARMUP_AT_MS - 5_000);
+        Agreed toB = b.propose(proposal(400, Reason.HEALTHY), WARMUP_AT_MS, NOW_MS);
+        Agreed toA = a.propose(proposal(400, Reason.HEALTHY), WARMUP_AT_MS - 5_000, NOW_MS);
 
-        // Then: the decision stands, but both are told the newer warm-up's start
+        // Then: the decision stands, but both are told the newer warm-up's start (to the milliseconds the calls took)
         assertThat(toB.ours()).isFalse();
-        assertThat(toB.warmUpStartMs()).isEqualTo(WARMUP_AT_MS);
-        assertThat(toA.warmUpStartMs()).isEqualTo(WARMUP_AT_MS);
+        assertThat(toB.warmUpStartMs()).isCloseTo(WARMUP_AT_MS, within(1_000L));
+        assertThat(toA.warmUpStartMs()).isCloseTo(WARMUP_AT_MS, within(1_000L));
+    }
+
+    @Test
+    void shouldStartAWarmUpWhenItStartedWhateverTheClockOfTheInstanceThatStartedIt() throws Exception {
+        // Given: a's clock is an hour ahead of b's
+        RedisCapacityDecisions a = instance("a");
+        RedisCapacityDecisions b = instance("b");
+        long aheadMs = 3_600_000;
+
+        // When: a starts a warm-up now, by its clock
+        a.propose(proposal(400, Reason.HEALTHY), NOW_MS + aheadMs, NOW_MS + aheadMs);
+        Agreed toB = b.propose(proposal(400, Reason.HEALTHY), 0, NOW_MS);
+
+        // Then: b is told it started now by b's clock, not an hour from now
+        assertThat(toB.warmUpStartMs()).isCloseTo(NOW_MS, within(1_000L));
+        assertThat(server.call("HGET", key, "warmupat")).isNotNull();
     }
 
     @Test
     void shouldRunAgainWhenRedisForgotTheScript() throws Exception {
         // Given: an instance that ran the script, and Redis that then forgot it
         RedisCapacityDecisions a = instance("a");
-        a.propose(proposal(400, Reason.HEALTHY), 0);
+        a.propose(proposal(400, Reason.HEALTHY), 0, NOW_MS);
         assertThat(server.call("SCRIPT", "FLUSH")).isEqualTo("OK");
 
         // When/Then: the next proposal still gets an answer (the script is loaded again)
-        assertThat(a.propose(proposal(300, Reason.LATENCY), 0).capacity()).isEqualTo(400);
+        assertThat(a.propose(proposal(300, Reason.LATENCY), 0, NOW_MS).capacity()).isEqualTo(400);
     }
 
     @Test

@@ -52,7 +52,8 @@ class ClosedLoopTest {
         boolean down;
 
         @Override
-        public Agreed propose(CapacityDecision proposal, long warmUpStartMs) throws RedisUnavailableException {
+        public Agreed propose(CapacityDecision proposal, long warmUpStartMs, long nowMs)
+                throws RedisUnavailableException {
             proposals.add(proposal);
             warmUps.add(warmUpStartMs);
             if (loop != null) {
@@ -101,7 +102,7 @@ class ClosedLoopTest {
     /** One writer reports a window ending now, then one interval passes (one decision). */
     private void interval(double p99Ms) {
         long now = clockMs();
-        adaptive.onReport("writer", new FeedbackReport(now, ADJUST_MS, 200, 0, p99Ms));
+        adaptive.onReport("writer", new FeedbackReport(now, ADJUST_MS, 200, 0, p99Ms), now);
         scheduler.advance(Duration.ofMillis(ADJUST_MS));
     }
 

@@ -16,6 +16,11 @@ class FeedbackAggregatorTest {
 
     private final FeedbackAggregator aggregator = new FeedbackAggregator(TIMEOUT_MS);
 
+    /** A report received as its window ended (a writer's clock in step with the shaper's, no delay). */
+    private boolean add(String writerId, FeedbackReport report) {
+        return aggregator.add(writerId, report, report.atMs());
+    }
+
     private static FeedbackReport report(long atMs, long writes, long errors, Double p99Ms) {
         return new FeedbackReport(atMs, 1_000, writes, errors, p99Ms);
     }
@@ -25,9 +30,9 @@ class FeedbackAggregatorTest {
         // Given: three writers report the second before the decision at START + 1 s; the third wrote nothing, but
         // sent a p99 anyway
         long decisionMs = START_MS + 1_000;
-        aggregator.add("writer-a", report(decisionMs - 30, 600, 0, 12.0));
-        aggregator.add("writer-b", report(decisionMs - 20, 390, 10, 48.5));
-        aggregator.add("writer-c", report(decisionMs - 10, 0, 0, 900.0));
+        add("writer-a", report(decisionMs - 30, 600, 0, 12.0));
+        add("writer-b", report(decisionMs - 20, 390, 10, 48.5));
+        add("writer-c", report(decisionMs - 10, 0, 0, 900.0));
 
         // When: the decision takes them
         FeedbackSignal signal = aggregator.take(decisionMs);
@@ -45,12 +50,12 @@ class FeedbackAggregatorTest {
     void shouldCountAReportOnceWhenItArrivesTwice() {
         // Given: a writer's report, and the same report again (a producer's retry)
         FeedbackReport report = report(START_MS + 900, 500, 0, 20.0);
-        assertThat(aggregator.add("writer-a", report)).isTrue();
+        assertThat(add("writer-a", report)).isTrue();
 
         // When: it arrives again, before the decision and after it
-        boolean again = aggregator.add("writer-a", report);
+        boolean again = add("writer-a", report);
         FeedbackSignal first = aggregator.take(START_MS + 1_000);
-        boolean afterDecision = aggregator.add("writer-a", report);
+        boolean afterDecision = add("writer-a", report);
 
         // Then: it counts in one decision only, and the copies are counted as duplicates
         assertThat(again).isFalse();
@@ -63,12 +68,12 @@ class FeedbackAggregatorTest {
     @Test
     void shouldIgnoreAReportWhenItEndsBeforeOneAlreadyTakenFromTheSameWriter() {
         // Given: a writer's report of the second to START + 2 s
-        aggregator.add("writer-a", report(START_MS + 2_000, 500, 0, 20.0));
+        add("writer-a", report(START_MS + 2_000, 500, 0, 20.0));
         aggregator.take(START_MS + 2_000);
 
         // When: an older report of the same writer arrives, and an equally old one of another writer
-        boolean older = aggregator.add("writer-a", report(START_MS + 1_000, 400, 0, 80.0));
-        boolean otherWriter = aggregator.add("writer-b", report(START_MS + 1_000, 400, 0, 80.0));
+        boolean older = add("writer-a", report(START_MS + 1_000, 400, 0, 80.0));
+        boolean otherWriter = add("writer-b", report(START_MS + 1_000, 400, 0, 80.0));
 
         // Then: the writer's own older report is out of order; the other writer's counts
         assertThat(older).isFalse();
@@ -84,7 +89,7 @@ class FeedbackAggregatorTest {
         FeedbackSignal atDecision = aggregator.take(START_MS + 1_000);
 
         // When: it arrives just after, and the next decision comes
-        aggregator.add("writer-a", report(START_MS + 990, 500, 0, 20.0));
+        add("writer-a", report(START_MS + 990, 500, 0, 20.0));
         FeedbackSignal next = aggregator.take(START_MS + 2_000);
 
         // Then: it counts in the next decision
@@ -94,16 +99,18 @@ class FeedbackAggregatorTest {
     }
 
     @Test
-    void shouldIgnoreAReportAsLateWhenItEndedATimeoutOrMoreBeforeTheDecision() {
-        // Given: a report that ended exactly a timeout before the decision, and a fresh one of another writer
+    void shouldIgnoreAReportAsLateWhenItEndedATimeoutOrMoreBeforeItWasReceived() {
+        // Given: a report received exactly a timeout after its window ended, and a fresh one of another writer
         long decisionMs = START_MS + 10_000;
-        aggregator.add("writer-late", report(decisionMs - TIMEOUT_MS, 500, 0, 500.0));
-        aggregator.add("writer-b", report(decisionMs - 100, 300, 0, 20.0));
+        boolean late = aggregator.add("writer-late", report(decisionMs - 100 - TIMEOUT_MS, 500, 0, 500.0),
+                decisionMs - 100);
+        add("writer-b", report(decisionMs - 100, 300, 0, 20.0));
 
         // When: the decision takes them
         FeedbackSignal signal = aggregator.take(decisionMs);
 
         // Then: only the fresh one counts; the late one is counted as late
+        assertThat(late).isFalse();
         assertThat(signal.writers()).isEqualTo(1);
         assertThat(signal.writes()).isEqualTo(300);
         assertThat(signal.latencyP99Ms()).isEqualTo(20.0);
@@ -111,10 +118,41 @@ class FeedbackAggregatorTest {
     }
 
     @Test
+    void shouldJudgeFreshnessByWhenReportsWereReceivedWhenAWritersClockIsAhead() {
+        // Given: a writer whose clock is 4 s ahead (within the timeout: its reports are taken)
+        long receivedMs = START_MS + 1_000;
+        aggregator.add("writer-ahead", report(receivedMs + 4_000, 500, 0, 20.0), receivedMs);
+        assertThat(aggregator.take(receivedMs).freshness()).isEqualTo(Freshness.NEW_REPORTS);
+
+        // When: it falls silent
+        // Then: feedback is missing a timeout after the report was received, not a timeout after its own clock's end
+        assertThat(aggregator.take(receivedMs + TIMEOUT_MS - 1).freshness()).isEqualTo(Freshness.NOTHING_NEW);
+        assertThat(aggregator.take(receivedMs + TIMEOUT_MS).freshness()).isEqualTo(Freshness.NO_FEEDBACK);
+        assertThat(aggregator.newestReceivedAtMs()).isEqualTo(receivedMs);
+    }
+
+    @Test
+    void shouldTakeAWritersReportsAgainOnceItsClockCameBackAndATimeoutPassed() {
+        // Given: a writer's report from a clock 4 s ahead, then its clock set right: its next reports end earlier
+        aggregator.add("writer-a", report(START_MS + 5_000, 500, 0, 20.0), START_MS + 1_000);
+        aggregator.take(START_MS + 1_000);
+        boolean meanwhile = aggregator.add("writer-a", report(START_MS + 2_000, 400, 0, 25.0), START_MS + 2_000);
+
+        // When: a timeout after its report from the future was received
+        aggregator.take(START_MS + 1_000 + TIMEOUT_MS);
+        boolean after = aggregator.add("writer-a", report(START_MS + 4_500, 300, 0, 30.0), START_MS + 6_500);
+
+        // Then: what ended before the report from the future was out of order; afterwards the writer counts again
+        assertThat(meanwhile).isFalse();
+        assertThat(after).isTrue();
+        assertThat(aggregator.take(START_MS + 7_000).writes()).isEqualTo(300);
+    }
+
+    @Test
     void shouldAddUpSeveralReportsOfOneWriterWhenItReportsMoreOftenThanDecisionsAreMade() {
         // Given: one writer reports every 250 ms
         for (int i = 1; i <= 4; i++) {
-            aggregator.add("writer-a", new FeedbackReport(START_MS + 250L * i, 250, 100, i == 4 ? 1 : 0,
+            add("writer-a", new FeedbackReport(START_MS + 250L * i, 250, 100, i == 4 ? 1 : 0,
                     10.0 * i));
         }
 
@@ -131,7 +169,7 @@ class FeedbackAggregatorTest {
     @Test
     void shouldSayNothingNewWhenNoReportArrivedSinceTheLastDecisionButFeedbackIsFresh() {
         // Given: a report taken at START + 1 s
-        aggregator.add("writer-a", report(START_MS + 1_000, 500, 0, 20.0));
+        add("writer-a", report(START_MS + 1_000, 500, 0, 20.0));
         aggregator.take(START_MS + 1_000);
 
         // When/Then: for the next decisions within the timeout, nothing new; from the timeout on, no feedback
@@ -151,8 +189,8 @@ class FeedbackAggregatorTest {
     @Test
     void shouldHaveNoLatencyWhenNoWriterAttemptedAnything() {
         // Given: writers that are up but idle: their reports have no p99
-        aggregator.add("writer-a", report(START_MS + 900, 0, 0, null));
-        aggregator.add("writer-b", report(START_MS + 950, 0, 0, null));
+        add("writer-a", report(START_MS + 900, 0, 0, null));
+        add("writer-b", report(START_MS + 950, 0, 0, null));
 
         // When: the decision takes them
         FeedbackSignal signal = aggregator.take(START_MS + 1_000);
@@ -167,12 +205,12 @@ class FeedbackAggregatorTest {
     @Test
     void shouldAcceptAWritersNewReportWhenItsPreviousOneHasAgedOut() {
         // Given: a writer whose last report is long gone (it restarted)
-        aggregator.add("writer-a", report(START_MS + 1_000, 500, 0, 20.0));
+        add("writer-a", report(START_MS + 1_000, 500, 0, 20.0));
         aggregator.take(START_MS + 1_000);
         aggregator.take(START_MS + 60_000);
 
         // When: it reports again
-        boolean accepted = aggregator.add("writer-a", report(START_MS + 60_500, 100, 0, 15.0));
+        boolean accepted = add("writer-a", report(START_MS + 60_500, 100, 0, 15.0));
 
         // Then: the report counts
         assertThat(accepted).isTrue();

@@ -12,6 +12,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -23,7 +26,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The feedback listener on a real broker: it reads every partition of the feedback topic from the last timeout on,
- * hands the good reports on, counts the malformed ones and keeps reading after them; a missing topic stops the start.
+ * and those added later, hands the good reports on, counts the malformed ones and keeps reading after them; a
+ * missing topic stops the start.
  */
 class FeedbackListenerIT {
 
@@ -66,7 +70,8 @@ class FeedbackListenerIT {
             // partitions
             try (FeedbackListener listener = new FeedbackListener(
                     Map.of("bootstrap.servers", broker.bootstrapServers(), "group.id", "ignored"), topic, LOOK_BACK,
-                    (writer, report) -> seen.add(Map.entry(writer, report)), System::currentTimeMillis)) {
+                    (writer, report, receivedAtMs) -> seen.add(Map.entry(writer, report)),
+                    System::currentTimeMillis)) {
                 listener.start();
                 long sent = System.currentTimeMillis();
                 producer.send(record(topic, 0, sent, "writer-b", text("not json")));
@@ -98,11 +103,37 @@ class FeedbackListenerIT {
     }
 
     @Test
+    @Timeout(120)
+    void shouldReadAPartitionAddedToTheTopicAfterTheStart() throws Exception {
+        // Given: a listener on a topic of one partition
+        String topic = "feedback-grown";
+        broker.createTopics(1, topic);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = producer();
+             Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
+             FeedbackListener listener = new FeedbackListener(Map.of("bootstrap.servers", broker.bootstrapServers()),
+                     topic, LOOK_BACK, (writer, report, receivedAtMs) -> seen.add(writer),
+                     System::currentTimeMillis)) {
+            listener.start();
+
+            // When: the topic grows to two partitions, and a writer reports to the new one
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(2))).all().get();
+            long sent = System.currentTimeMillis();
+            producer.send(record(topic, 1, sent, "writer-new", report(sent, 10))).get();
+
+            // Then: the listener reads it, within a few of its partition checks
+            Await.until(() -> "seen " + seen, Duration.ofSeconds(4 * FeedbackListener.PARTITION_CHECK_MS / 1000),
+                    () -> seen.contains("writer-new"));
+            assertThat(listener.failedPolls()).isZero();
+        }
+    }
+
+    @Test
     @Timeout(60)
     void shouldRefuseToStartWhenTheFeedbackTopicDoesNotExist() {
         // Given: a listener for a topic nobody created
         FeedbackListener listener = new FeedbackListener(Map.of("bootstrap.servers", broker.bootstrapServers()),
-                "feedback-missing", LOOK_BACK, (writer, report) -> { }, System::currentTimeMillis);
+                "feedback-missing", LOOK_BACK, (writer, report, receivedAtMs) -> { }, System::currentTimeMillis);
 
         // When/Then: the start fails, naming the setting and the topic
         assertThatThrownBy(listener::start)

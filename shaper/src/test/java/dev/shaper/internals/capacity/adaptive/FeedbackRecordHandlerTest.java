@@ -20,8 +20,16 @@ import org.slf4j.LoggerFactory;
 /** Feedback records in, reports out: good ones handed on, malformed ones counted and logged once per writer. */
 class FeedbackRecordHandlerTest {
 
+    /** This shaper's clock: 2025-11-24T16:00:00Z. */
+    private static final long NOW_MS = 1_764_000_000_000L;
+    private static final long TIMEOUT_MS = 5_000;
+
     private final List<Map.Entry<String, FeedbackReport>> handedOn = new ArrayList<>();
-    private final FeedbackRecordHandler handler = new FeedbackRecordHandler((w, r) -> handedOn.add(Map.entry(w, r)));
+    private final List<Long> receivedAt = new ArrayList<>();
+    private final FeedbackRecordHandler handler = new FeedbackRecordHandler((w, r, at) -> {
+        handedOn.add(Map.entry(w, r));
+        receivedAt.add(at);
+    }, () -> NOW_MS, TIMEOUT_MS);
     private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
     private final Logger logger = (Logger) LoggerFactory.getLogger(FeedbackRecordHandler.class);
     private long offset;
@@ -57,8 +65,24 @@ class FeedbackRecordHandlerTest {
         // Then: handed on as it is, and nothing counted as malformed
         assertThat(handedOn).containsExactly(Map.entry("writer-7",
                 new FeedbackReport(1_764_000_000_000L, 1_000, 950, 3, 42.5)));
+        assertThat(receivedAt).containsExactly(NOW_MS);
         assertThat(handler.reports()).isEqualTo(1);
         assertThat(handler.malformedRecords()).isZero();
+    }
+
+    @Test
+    void shouldRefuseAReportDatedFurtherAheadOfThisShapersClockThanTheTimeout() {
+        // When: one report ends a timeout ahead (a clock a little ahead: taken), one an hour ahead
+        handler.handle(record("writer-near", "{\"atMs\": " + (NOW_MS + TIMEOUT_MS)
+                + ", \"windowMs\": 1000, \"writes\": 5, \"errors\": 0}"));
+        handler.handle(record("writer-ahead", "{\"atMs\": " + (NOW_MS + 3_600_000)
+                + ", \"windowMs\": 1000, \"writes\": 5, \"errors\": 0}"));
+
+        // Then: the one from the future is malformed, named with how far ahead it is and what to do
+        assertThat(handedOn).extracting(Map.Entry::getKey).containsExactly("writer-near");
+        assertThat(handler.malformedRecords()).isEqualTo(1);
+        assertThat(warnings()).singleElement().asString().contains("writer-ahead", "3600000 ms ahead",
+                "shaper.capacity.feedback.timeout.ms=5000", "clock");
     }
 
     @Test
@@ -83,13 +107,13 @@ class FeedbackRecordHandlerTest {
     void shouldGoOnWithTheNextRecordWhenTheSinkFails() {
         // Given: a sink that fails on its first report
         List<String> taken = new ArrayList<>();
-        FeedbackRecordHandler failingOnce = new FeedbackRecordHandler((writer, report) -> {
+        FeedbackRecordHandler failingOnce = new FeedbackRecordHandler((writer, report, at) -> {
             if (taken.isEmpty() && writer.equals("writer-a")) {
                 taken.add("failed");
                 throw new IllegalStateException("a bug downstream");
             }
             taken.add(writer);
-        });
+        }, () -> NOW_MS, TIMEOUT_MS);
         String value = "{\"atMs\": 1, \"windowMs\": 1000, \"writes\": 5, \"errors\": 0}";
 
         // When: two good records come

@@ -34,9 +34,10 @@ final class FeedbackScript {
      */
     CapacityDecision interval(long writes, long errors, double p99Ms) {
         nowMs += adjustMs;
-        loop.onReport("writer-a", new FeedbackReport(nowMs - 10, adjustMs, writes / 2, errors / 2, p99Ms * 0.8));
+        loop.onReport("writer-a", new FeedbackReport(nowMs - 10, adjustMs, writes / 2, errors / 2, p99Ms * 0.8),
+                nowMs - 5);
         loop.onReport("writer-b", new FeedbackReport(nowMs - 5, adjustMs, writes - writes / 2, errors - errors / 2,
-                p99Ms));
+                p99Ms), nowMs - 1);
         return loop.decide(nowMs);
     }
 
