@@ -134,8 +134,9 @@ class ExactSmoothRateIT {
                         - (largestGapMs(stamps) - 40) * 1_000_000L;
                 double madeUpRate = (stamps.length - 1)
                         / ((stamps[stamps.length - 1] - stamps[0] - otherStalls) / 1e9);
+                // The bound how-it-works.md states for a key's rate while its releases ran: 98 % of it
                 softly.assertThat(madeUpRate).as("records per second of %s after its first second, other stalls"
-                        + " left out", key).isGreaterThanOrEqualTo(50 * 0.99);
+                        + " left out", key).isGreaterThanOrEqualTo(50 * 0.98);
                 softly.assertThat(ArrivalStats.maxInWindow(stamps, 1_000_000_000L))
                         .as("most releases of %s in one second", key)
                         .isLessThanOrEqualTo(ReleasePace.maxInOneSecond(50.0));
