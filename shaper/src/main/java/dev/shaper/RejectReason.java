@@ -45,7 +45,13 @@ public enum RejectReason {
      * The {@code shaper.deadline.ms} header is not a whole number of epoch milliseconds in range (plain ASCII
      * digits), or appears twice. Do not retry.
      */
-    INVALID_DEADLINE;
+    INVALID_DEADLINE,
+    /**
+     * The input topic's partition count changed while the shaper ran: it takes no new records until its operator
+     * has reset its state (its queues drain meanwhile). A retry succeeds once the shaper runs again; there is no
+     * retry-after, since that is up to the operator.
+     */
+    INPUT_REPARTITIONED;
 
     /** True for rejections that waiting can cure; only these carry {@link ShaperHeaders#RETRY_AFTER_MS}. */
     public boolean isRetriable() {

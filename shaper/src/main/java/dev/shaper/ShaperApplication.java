@@ -4,6 +4,7 @@ import dev.shaper.cli.RulesCommand;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
+import dev.shaper.internals.cluster.InputPartitionWatch;
 import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.config.EffectiveSettings;
 import dev.shaper.internals.config.SettingsLoader;
@@ -78,13 +79,15 @@ public final class ShaperApplication {
     private final StreamsHealth health;
     private final OperationsServer http;
     private final RulesTopicReader rulesReader;
+    private final InputPartitionWatch inputWatch;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
     private boolean closed;
 
     private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
                               LiveInstanceCounter instances, CapacityWiring.Capacity capacity, ShaperMetrics metrics,
-                              StreamsHealth health, OperationsServer http, RulesTopicReader rulesReader) {
+                              StreamsHealth health, OperationsServer http, RulesTopicReader rulesReader,
+                              InputPartitionWatch inputWatch) {
         this.config = config;
         this.streams = streams;
         this.admission = admission;
@@ -94,6 +97,7 @@ public final class ShaperApplication {
         this.health = health;
         this.http = http;
         this.rulesReader = rulesReader;
+        this.inputWatch = inputWatch;
     }
 
     /** Exit code of a clean stop. */
@@ -220,7 +224,10 @@ public final class ShaperApplication {
         TaskBacklogs backlogs = new TaskBacklogs();
         OperationsServer http = null;
         RulesTopicReader rulesReader = null;
+        InputPartitionWatch inputWatch = null;
         try {
+            inputWatch = InputPartitionWatch.start(adminConfig(streamsProps), config.inputTopic(), partitions,
+                    streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG));
             LiveRules liveRules = LiveRules.fixed(fileRules);
             if (config.rulesTopic() != null) {
                 liveRules = LiveRules.updatable(fileRules);
@@ -257,7 +264,7 @@ public final class ShaperApplication {
                 metrics.bindClosedLoop(loop, capacity.feedback());
             }
             streams = new KafkaStreams(TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions,
-                    admission, metrics, topicLimits, capacity.pool(), backlogs, capacity.restores())),
+                    admission, metrics, topicLimits, capacity.pool(), backlogs, capacity.restores(), inputWatch)),
                     streamsProps);
             metrics.bindStreams(streams);
             if (admission != null) {
@@ -268,6 +275,7 @@ public final class ShaperApplication {
             if (admission != null) {
                 health.watchAdmission(admission);
             }
+            health.watchInput(inputWatch);
             if (config.httpPort() >= 0) {
                 try {
                     http = OperationsServer.start(config.httpPort(), registry, health, streams,
@@ -280,13 +288,13 @@ public final class ShaperApplication {
                 }
             }
             return new ShaperApplication(config, streams, admission, instances, capacity, metrics, health, http,
-                    rulesReader);
+                    rulesReader, inputWatch);
         } catch (RuntimeException e) {
             // Nothing started yet, but threads and connections exist: release them before reporting the error.
             if (streams != null) {
                 streams.close(CLOSE_TIMEOUT);
             }
-            releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader);
+            releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch);
             throw e;
         }
     }
@@ -404,18 +412,20 @@ public final class ShaperApplication {
             LOG.warn("Kafka Streams did not close within {}; the next start restores from the changelogs",
                     CLOSE_TIMEOUT);
         }
-        releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader);
+        releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch);
     }
 
     /**
-     * What is closed once Kafka Streams is: the rules topic's reader, the admission (its last batched sync), the
-     * instance counter, the capacity's leases, the metrics and, last, the HTTP server, which answered "not ready"
-     * until then. Any of them may be null.
+     * What is closed once Kafka Streams is: the rules topic's reader, the input partitions' watch, the admission
+     * (its last batched sync), the instance counter, the capacity's leases, the metrics and, last, the HTTP server,
+     * which answered "not ready" until then. Any of them may be null.
      */
     private static void releaseAfterStreams(AdmissionController admission, LiveInstanceCounter instances,
                                             CapacityWiring.Capacity capacity, ShaperMetrics metrics,
-                                            OperationsServer http, RulesTopicReader rulesReader) {
+                                            OperationsServer http, RulesTopicReader rulesReader,
+                                            InputPartitionWatch inputWatch) {
         closeQuietly(rulesReader);
+        closeQuietly(inputWatch);
         closeQuietly(admission);
         closeQuietly(instances);
         closeQuietly(capacity);
@@ -452,6 +462,7 @@ public final class ShaperApplication {
         String applicationId = streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
         try (Admin admin = Admin.create(adminConfig(streamsProps))) {
             int partitions = inputPartitions(admin, config);
+            checkStateLayout(admin, config, applicationId, partitions);
             try {
                 return new StartupTopics(partitions, TopicLimitsReader.read(admin, 60_000,
                         new TopicLimitsReader.Producer(config.producerMaxRequestSize(), config.producerCompressionType()),
@@ -498,6 +509,34 @@ public final class ShaperApplication {
                     + ") before starting the shaper");
         }
         return partitions;
+    }
+
+    /**
+     * Refuses a start whose input topic no longer has the partitions the application's state was laid out by (its
+     * changelog topics', made at its first start): Kafka Streams would stop on it, and the keys of the new partitions
+     * would find no queue of theirs.
+     */
+    private static void checkStateLayout(Admin admin, ShaperConfig config, String applicationId, int partitions)
+            throws InterruptedException, java.util.concurrent.TimeoutException {
+        for (String changelog : ShaperTopology.changelogTopics(applicationId)) {
+            int laidOut;
+            try {
+                laidOut = admin.describeTopics(List.of(changelog)).allTopicNames().get(60, TimeUnit.SECONDS)
+                        .get(changelog).partitions().size();
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    continue; // a first start: Kafka Streams creates it
+                }
+                throw new StartupException("cannot describe topic " + changelog + ": " + e.getCause());
+            }
+            if (laidOut != partitions) {
+                throw new StartupException("the input topic " + config.inputTopic() + " has " + partitions
+                        + " partitions, but this application's state is laid out by " + laidOut + " (its changelog "
+                        + changelog + "): the input's partitions changed since it first ran. Kafka Streams cannot"
+                        + " run on that state, and the records it queued are in it. See docs/operations.md,"
+                        + " \"Adding input partitions\", for how to reset it");
+            }
+        }
     }
 
     /** The shaper cannot start in this environment; the message says why. */

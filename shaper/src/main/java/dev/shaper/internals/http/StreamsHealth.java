@@ -1,6 +1,7 @@
 package dev.shaper.internals.http;
 
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.processor.InputGate;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -30,6 +31,7 @@ public final class StreamsHealth implements StateRestoreListener {
     private volatile boolean cameUp;
     private volatile boolean stopping;
     private volatile AdmissionController admission;
+    private volatile InputGate inputGate = InputGate.OPEN;
 
     /** Registers as the restore listener of {@code streams}; call before {@link KafkaStreams#start}. */
     public void watch(KafkaStreams streams) {
@@ -47,6 +49,11 @@ public final class StreamsHealth implements StateRestoreListener {
         this.admission = admission;
     }
 
+    /** Not ready while {@code gate} is closed: the instance takes no new input then. */
+    public void watchInput(InputGate gate) {
+        this.inputGate = gate;
+    }
+
     /** A stop was requested: not ready from now on, so that traffic and checks move elsewhere first. */
     public void stopping() {
         stopping = true;
@@ -58,7 +65,7 @@ public final class StreamsHealth implements StateRestoreListener {
     }
 
     public boolean isReady() {
-        if (stopping) {
+        if (stopping || inputGate.closedBecause() != null) {
             return false;
         }
         KafkaStreams.State state = state();
@@ -85,6 +92,10 @@ public final class StreamsHealth implements StateRestoreListener {
         KafkaStreams.State state = state();
         if (stopping) {
             return "stopping (Kafka Streams " + state + ")";
+        }
+        String closed = inputGate.closedBecause();
+        if (closed != null) {
+            return "not taking input: " + closed + " (Kafka Streams " + state + ")";
         }
         if (!restoring.isEmpty()) {
             return "Kafka Streams " + state + ", restoring " + restoring.size() + " store partition(s)";

@@ -94,6 +94,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     private final CapacityPool capacityPool;
     private final TaskBacklogs backlogs;
     private final RestoreListener restores;
+    private final InputGate inputGate;
     private final Rejections rejections;
     private final ShadowReports shadowReports;
     /** The {@code shaper.released.ms} value of the current millisecond, shared by the records it releases. */
@@ -117,15 +118,17 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
      * @param capacityPool the instance's pool of the total rate, or null for the fixed share in {@code settings}
      * @param backlogs     where the task publishes its backlog behind the total rate, once per tick
      * @param restores     told at each start what the task's queues held when they opened
+     * @param inputGate    whether new input may be taken; while it is closed every arriving record is rejected
      */
     public ShaperProcessor(Settings settings, RuleBook rules, AdmissionController admission,
                            CapacityPool capacityPool, TaskBacklogs backlogs, RestoreListener restores,
-                           ShaperMetrics metrics) {
+                           InputGate inputGate, ShaperMetrics metrics) {
         this.settings = settings;
         this.rules = rules;
         this.capacityPool = capacityPool;
         this.backlogs = backlogs;
         this.restores = restores;
+        this.inputGate = inputGate;
         this.metrics = metrics;
         this.catchUpMaxNanos = settings.catchUpMaxMs() * 1_000_000L;
         this.admission = admission == null ? null : new AdmissionStep(admission, rules, settings.admissionKeyHeader());
@@ -192,6 +195,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
     @Override
     public void process(Record<byte[], byte[]> record) {
         long wallNow = context.currentSystemTimeMs();
+        String closed = inputGate.closedBecause();
+        if (closed != null) {
+            reject(record, new Refusal(RejectReason.INPUT_REPARTITIONED, closed));
+            return;
+        }
         CheckOutcome checked = InputChecks.check(record);
         if (checked instanceof Refusal refusal) {
             reject(record, refusal);

@@ -7,6 +7,7 @@ import dev.shaper.internals.capacity.RestoreListener;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.internals.processor.InputGate;
 import dev.shaper.internals.processor.ShaperProcessor;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.store.KeyStateStore;
@@ -55,10 +56,11 @@ public final class TopologyWiring {
      * @param capacity        the instance's pool of the total rate, or null for one made from the settings
      * @param backlogs        where the tasks publish their backlogs behind the total rate, for {@code /buckets}
      * @param restores        told at each task's start what its queues held (the closed loop's warm-up)
+     * @param inputGate       whether new input may be taken (closed once the input topic was repartitioned)
      */
     public record Parts(RuleBook rules, int inputPartitions, AdmissionController admission, ShaperMetrics metrics,
                         TopicLimits topicLimits, CapacityPool capacity, TaskBacklogs backlogs,
-                        RestoreListener restores) {
+                        RestoreListener restores, InputGate inputGate) {
 
         /** Parts whose pool of the total rate, if the settings ask for one, is made from the settings. */
         public Parts(RuleBook rules, int inputPartitions, AdmissionController admission, ShaperMetrics metrics,
@@ -66,10 +68,11 @@ public final class TopologyWiring {
             this(rules, inputPartitions, admission, metrics, topicLimits, null, new TaskBacklogs());
         }
 
-        /** Parts without a closed loop to tell of restores. */
+        /** Parts without a closed loop to tell of restores, whose input is never closed. */
         public Parts(RuleBook rules, int inputPartitions, AdmissionController admission, ShaperMetrics metrics,
                      TopicLimits topicLimits, CapacityPool capacity, TaskBacklogs backlogs) {
-            this(rules, inputPartitions, admission, metrics, topicLimits, capacity, backlogs, RestoreListener.NONE);
+            this(rules, inputPartitions, admission, metrics, topicLimits, capacity, backlogs, RestoreListener.NONE,
+                    InputGate.OPEN);
         }
 
         public Parts {
@@ -132,8 +135,9 @@ public final class TopologyWiring {
         topology.addSource(SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
         TaskBacklogs backlogs = parts.backlogs();
         RestoreListener restores = parts.restores();
+        InputGate inputGate = parts.inputGate();
         topology.addProcessor(PROCESSOR, () -> new ShaperProcessor(settings, rules.copy(), admission, capacity,
-                backlogs, restores, metrics), SOURCE);
+                backlogs, restores, inputGate, metrics), SOURCE);
         topology.addStateStore(new WriteBehindStoreBuilder<>(SCHEDULE_STORE,
                 inner -> new ScheduleStore(inner, SCHEDULE_BUFFER_LIMIT, segmentSpanNanos(config.tickMs()),
                         limits.stored().bytes()))
