@@ -92,8 +92,8 @@ public final class ReleaseWindow {
             return 0;
         }
         long assumed = assumedAt(wallMs);
-        long left = sum;
-        for (int i = 0; i < size; i++) {
+        long left = held - assumed;
+        for (int i = firstInWindow(wallMs); i < size; i++) {
             left -= units[index(i)];
             if (left + assumed < limit) {
                 return stampsMs[index(i)] + WINDOW_MS - wallMs;
@@ -108,13 +108,14 @@ public final class ReleaseWindow {
      */
     public WindowCurve curve(long wallMs, long limit) {
         expire(wallMs);
-        long[] stamps = new long[size];
-        long[] upTo = new long[size];
+        int first = firstInWindow(wallMs);
+        long[] stamps = new long[size - first];
+        long[] upTo = new long[size - first];
         long total = 0;
-        for (int i = 0; i < size; i++) {
-            stamps[i] = stampsMs[index(i)];
+        for (int i = first; i < size; i++) {
+            stamps[i - first] = stampsMs[index(i)];
             total += units[index(i)];
-            upTo[i] = total;
+            upTo[i - first] = total;
         }
         return new WindowCurve(wallMs, limit, stamps, upTo);
     }
@@ -148,7 +149,20 @@ public final class ReleaseWindow {
     /** The units the window holds at {@code wallMs}: released in {@code (wallMs - 1 s, wallMs]}, or assumed so. */
     public long heldAt(long wallMs) {
         expire(wallMs);
-        return sum + assumedAt(wallMs);
+        long held = sum;
+        for (int i = 0; i < firstInWindow(wallMs); i++) {
+            held -= units[index(i)];
+        }
+        return held + assumedAt(wallMs);
+    }
+
+    /** The first entry in {@code (wallMs - 1 s, wallMs]}: those before it were kept for a query of an earlier time. */
+    private int firstInWindow(long wallMs) {
+        int i = 0;
+        while (i < size && stampsMs[index(i)] <= wallMs - WINDOW_MS) {
+            i++;
+        }
+        return i;
     }
 
     private long assumedAt(long wallMs) {
@@ -159,8 +173,18 @@ public final class ReleaseWindow {
         return (long) Math.floor(assumedRate * Math.min(leftMs, WINDOW_MS) / WINDOW_MS) + 1;
     }
 
+    /**
+     * Drops the entries no query can count any more: out of the window at {@code wallMs}, and at the newest release
+     * recorded. A query may come with a later time than the releaser's own clock (a reader on another thread, on
+     * the system clock, while the releasing thread's cached time lags it): dropping what is out of its window would
+     * take from the releaser's next query, at its earlier time, releases that still count.
+     */
     private void expire(long wallMs) {
-        long oldest = wallMs - WINDOW_MS; // entries at or before it are out of (wallMs - 1 s, wallMs]
+        if (size == 0) {
+            return;
+        }
+        long newest = stampsMs[index(size - 1)];
+        long oldest = Math.min(wallMs, newest) - WINDOW_MS; // entries at or before it are out of every window to come
         while (size > 0 && stampsMs[head] <= oldest) {
             sum -= units[head];
             head = (head + 1) % stampsMs.length;

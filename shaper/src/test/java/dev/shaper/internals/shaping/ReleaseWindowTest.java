@@ -27,6 +27,24 @@ class ReleaseWindowTest {
     }
 
     @Test
+    void shouldStillCountReleasesForTheReleaserAfterAReaderAskedAtALaterTime() {
+        // Given: releases at T0 + 0, 100, ..., 900, as a stream thread stamps them with its cached time
+        ReleaseWindow window = new ReleaseWindow();
+        for (long t = T0; t < T0 + 1_000; t += 100) {
+            window.record(t, 1);
+        }
+
+        // When: a reader on the system clock, 500 ms ahead of the releaser's, asks what the last second held
+        long readerSees = window.heldAt(T0 + 1_450);
+
+        // Then: it sees its own second; the releaser, asking next at its earlier time, still sees all ten
+        assertThat(readerSees).isEqualTo(5);
+        assertThat(window.heldAt(T0 + 950)).isEqualTo(10);
+        assertThat(window.holdsLessThan(T0 + 950, 10)).isFalse();
+        assertThat(window.curve(T0 + 950, 10).msUntil(1)).isEqualTo(50);
+    }
+
+    @Test
     void shouldKeepEveryOneSecondWindowWithinTheLimitWhateverTheReleasesTry() {
         // Given: a key at 50/s whose release tries at random times, often in bursts (stalls made up)
         Random random = new Random(3);
