@@ -68,7 +68,7 @@ class ColdSkewedCapacityIT {
 
     @Test
     @Timeout(240)
-    void shouldUseTheCapacityNeverPassItAndBoundTheWaitsFromColdJvmsUnderSkew(@TempDir Path work) throws Exception {
+    void shouldNeverPassTheCapacityAndBoundTheWaitsFromColdJvmsUnderSkew(@TempDir Path work) throws Exception {
         // Given: two cold JVMs on one capacity
         broker.createTopics(PARTITIONS, "cold-in");
         broker.createTopics(1, "cold-out", "cold-rejected");

@@ -10,11 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.processor.api.MockProcessorContext;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,16 +32,9 @@ class TaskQueuesBringForwardTest {
 
     @BeforeEach
     void setUp() {
-        KeyValueStore<Bytes, byte[]> scheduleInner = Stores.keyValueStoreBuilder(
-                Stores.inMemoryKeyValueStore("schedule"), Serdes.Bytes(), Serdes.ByteArray())
-                .withLoggingDisabled().withCachingDisabled().build();
-        schedule = new ScheduleStore(scheduleInner, 100, Long.MAX_VALUE, 1_048_588);
-        MockProcessorContext<Object, Object> context = new MockProcessorContext<>();
-        schedule.init(context.getStateStoreContext(), schedule);
-        KeyValueStore<Bytes, byte[]> keyInner = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("keys"),
-                Serdes.Bytes(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
-        keyStates = new KeyStateStore(keyInner, new StateCacheBudget(100));
-        keyStates.init(context.getStateStoreContext(), keyStates);
+        InMemoryTaskStores stores = InMemoryTaskStores.open(100);
+        schedule = stores.schedule();
+        keyStates = stores.keyStates();
         queues = new TaskQueues(schedule, keyStates, this::ruleOf);
     }
 
