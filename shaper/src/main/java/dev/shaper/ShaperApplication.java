@@ -6,6 +6,7 @@ import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
 import dev.shaper.internals.cluster.InputPartitionWatch;
 import dev.shaper.internals.cluster.LiveInstanceCounter;
+import dev.shaper.internals.cluster.OutputTopicsWatch;
 import dev.shaper.internals.config.EffectiveSettings;
 import dev.shaper.internals.config.SettingsLoader;
 import dev.shaper.internals.http.OperationsServer;
@@ -80,6 +81,7 @@ public final class ShaperApplication {
     private final OperationsServer http;
     private final RulesTopicReader rulesReader;
     private final InputPartitionWatch inputWatch;
+    private final OutputTopicsWatch outputWatch;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
     private boolean closed;
@@ -87,7 +89,7 @@ public final class ShaperApplication {
     private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
                               LiveInstanceCounter instances, CapacityWiring.Capacity capacity, ShaperMetrics metrics,
                               StreamsHealth health, OperationsServer http, RulesTopicReader rulesReader,
-                              InputPartitionWatch inputWatch) {
+                              InputPartitionWatch inputWatch, OutputTopicsWatch outputWatch) {
         this.config = config;
         this.streams = streams;
         this.admission = admission;
@@ -98,6 +100,7 @@ public final class ShaperApplication {
         this.http = http;
         this.rulesReader = rulesReader;
         this.inputWatch = inputWatch;
+        this.outputWatch = outputWatch;
     }
 
     /** Exit code of a clean stop. */
@@ -225,6 +228,7 @@ public final class ShaperApplication {
         OperationsServer http = null;
         RulesTopicReader rulesReader = null;
         InputPartitionWatch inputWatch = null;
+        OutputTopicsWatch outputWatch = null;
         try {
             inputWatch = InputPartitionWatch.start(adminConfig(streamsProps), config.inputTopic(), partitions,
                     streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG));
@@ -275,7 +279,11 @@ public final class ShaperApplication {
             if (admission != null) {
                 health.watchAdmission(admission);
             }
-            health.watchInput(inputWatch);
+            health.notReadyWhile(inputWatch::closedBecause);
+            KafkaStreams pausable = streams;
+            outputWatch = OutputTopicsWatch.start(adminConfig(streamsProps),
+                    List.of(config.outputTopic(), config.rejectedTopic()), pausable::pause, pausable::resume);
+            health.notReadyWhile(outputWatch::problem);
             if (config.httpPort() >= 0) {
                 try {
                     http = OperationsServer.start(config.httpPort(), registry, health, streams,
@@ -288,13 +296,14 @@ public final class ShaperApplication {
                 }
             }
             return new ShaperApplication(config, streams, admission, instances, capacity, metrics, health, http,
-                    rulesReader, inputWatch);
+                    rulesReader, inputWatch, outputWatch);
         } catch (RuntimeException e) {
             // Nothing started yet, but threads and connections exist: release them before reporting the error.
             if (streams != null) {
                 streams.close(CLOSE_TIMEOUT);
             }
-            releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch);
+            releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch,
+                    outputWatch);
             throw e;
         }
     }
@@ -412,20 +421,21 @@ public final class ShaperApplication {
             LOG.warn("Kafka Streams did not close within {}; the next start restores from the changelogs",
                     CLOSE_TIMEOUT);
         }
-        releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch);
+        releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch, outputWatch);
     }
 
     /**
-     * What is closed once Kafka Streams is: the rules topic's reader, the input partitions' watch, the admission
+     * What is closed once Kafka Streams is: the rules topic's reader, the topics' watches, the admission
      * (its last batched sync), the instance counter, the capacity's leases, the metrics and, last, the HTTP server,
      * which answered "not ready" until then. Any of them may be null.
      */
     private static void releaseAfterStreams(AdmissionController admission, LiveInstanceCounter instances,
                                             CapacityWiring.Capacity capacity, ShaperMetrics metrics,
                                             OperationsServer http, RulesTopicReader rulesReader,
-                                            InputPartitionWatch inputWatch) {
+                                            InputPartitionWatch inputWatch, OutputTopicsWatch outputWatch) {
         closeQuietly(rulesReader);
         closeQuietly(inputWatch);
+        closeQuietly(outputWatch);
         closeQuietly(admission);
         closeQuietly(instances);
         closeQuietly(capacity);

@@ -75,7 +75,7 @@ class InputRepartitionedIT {
                 Await.until("not ready", Duration.ofSeconds(4 * InputPartitionWatch.PERIOD.toSeconds()),
                         () -> Http.get(port, "/health/ready").status() != 200);
                 long noticedAfterMs = System.currentTimeMillis() - addedAt;
-                assertThat(Http.get(port, "/health/ready").body()).contains("not taking input", name + "-in");
+                assertThat(Http.get(port, "/health/ready").body()).contains("not ready", name + "-in");
 
                 // And when: records keep coming, to the old partitions and the new
                 after = PacedProducer.send(broker.bootstrapServers(), name + "-in", 4, 20, Duration.ofSeconds(2),

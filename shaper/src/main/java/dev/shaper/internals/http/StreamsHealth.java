@@ -1,9 +1,10 @@
 package dev.shaper.internals.http;
 
 import dev.shaper.internals.admission.AdmissionController;
-import dev.shaper.internals.processor.InputGate;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
@@ -31,7 +32,8 @@ public final class StreamsHealth implements StateRestoreListener {
     private volatile boolean cameUp;
     private volatile boolean stopping;
     private volatile AdmissionController admission;
-    private volatile InputGate inputGate = InputGate.OPEN;
+    /** Each says why the instance must not be ready now, or null. */
+    private final List<Supplier<String>> notReadyReasons = new CopyOnWriteArrayList<>();
 
     /** Registers as the restore listener of {@code streams}; call before {@link KafkaStreams#start}. */
     public void watch(KafkaStreams streams) {
@@ -49,9 +51,23 @@ public final class StreamsHealth implements StateRestoreListener {
         this.admission = admission;
     }
 
-    /** Not ready while {@code gate} is closed: the instance takes no new input then. */
-    public void watchInput(InputGate gate) {
-        this.inputGate = gate;
+    /**
+     * Not ready while {@code reason} says why (non-null): the input topic was repartitioned, an output topic is
+     * missing.
+     */
+    public void notReadyWhile(Supplier<String> reason) {
+        notReadyReasons.add(reason);
+    }
+
+    /** The first reason not to be ready now, or null. */
+    private String notReadyReason() {
+        for (Supplier<String> reason : notReadyReasons) {
+            String why = reason.get();
+            if (why != null) {
+                return why;
+            }
+        }
+        return null;
     }
 
     /** A stop was requested: not ready from now on, so that traffic and checks move elsewhere first. */
@@ -65,7 +81,7 @@ public final class StreamsHealth implements StateRestoreListener {
     }
 
     public boolean isReady() {
-        if (stopping || inputGate.closedBecause() != null) {
+        if (stopping || notReadyReason() != null) {
             return false;
         }
         KafkaStreams.State state = state();
@@ -93,9 +109,9 @@ public final class StreamsHealth implements StateRestoreListener {
         if (stopping) {
             return "stopping (Kafka Streams " + state + ")";
         }
-        String closed = inputGate.closedBecause();
-        if (closed != null) {
-            return "not taking input: " + closed + " (Kafka Streams " + state + ")";
+        String why = notReadyReason();
+        if (why != null) {
+            return "not ready: " + why + " (Kafka Streams " + state + ")";
         }
         if (!restoring.isEmpty()) {
             return "Kafka Streams " + state + ", restoring " + restoring.size() + " store partition(s)";

@@ -1,0 +1,138 @@
+package dev.shaper.internals.cluster;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the topics the shaper writes its records to (the output and the rejected topic): a topic deleted under it,
+ * or deleted and created again, takes with it what was written and is not yet read, and a release while it is gone
+ * goes nowhere the database writers read (or, on a broker that creates topics on demand, to a topic made by the
+ * producer's request). Once one is missing the watch logs an ERROR naming it, takes readiness away and pauses the
+ * application's processing ({@code onLost}): nothing is released or rejected meanwhile, the queues keep what they
+ * hold. When it is back (the same topic, or one created again) it logs so and resumes ({@code onBack}); records that
+ * waited past their bound meanwhile are rejected then, as expired. Checked every {@link #PERIOD} on a daemon thread.
+ */
+public final class OutputTopicsWatch implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OutputTopicsWatch.class);
+    /** How often the topics are described. */
+    public static final Duration PERIOD = Duration.ofSeconds(2);
+
+    private final Map<String, Object> adminConfig;
+    private final List<String> topics;
+    private final Runnable onLost;
+    private final Runnable onBack;
+    private final ScheduledExecutorService scheduler;
+    private final Map<String, Uuid> ids = new HashMap<>();
+    private Admin admin;
+    /** What is wrong while a topic is missing; null while all are there. */
+    private volatile String problem;
+
+    private OutputTopicsWatch(Map<String, Object> adminConfig, List<String> topics, Runnable onLost,
+                              Runnable onBack) {
+        this.adminConfig = adminConfig;
+        this.topics = topics;
+        this.onLost = onLost;
+        this.onBack = onBack;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "shaper-output-topics-watch");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Starts watching {@code topics}, which exist now (the start checked them).
+     *
+     * @param onLost run once when one of them goes missing: pauses processing
+     * @param onBack run once when all are there again: resumes it
+     */
+    public static OutputTopicsWatch start(Map<String, Object> adminConfig, List<String> topics, Runnable onLost,
+                                          Runnable onBack) {
+        OutputTopicsWatch watch = new OutputTopicsWatch(adminConfig, List.copyOf(topics), onLost, onBack);
+        watch.scheduler.scheduleWithFixedDelay(watch::check, PERIOD.toMillis(), PERIOD.toMillis(),
+                TimeUnit.MILLISECONDS);
+        return watch;
+    }
+
+    private void check() {
+        try {
+            if (admin == null) {
+                admin = Admin.create(adminConfig);
+            }
+            String missing = null;
+            for (String topic : topics) {
+                Uuid id = idOf(topic);
+                if (id == null) {
+                    missing = topic;
+                } else {
+                    Uuid before = ids.put(topic, id);
+                    if (before != null && !before.equals(id) && problem == null) {
+                        LOG.error("Output topics: {} was deleted and created again since the last look; what was"
+                                + " written to it and not yet read went with it", topic);
+                    }
+                }
+            }
+            if (missing != null && problem == null) {
+                problem = "the topic " + missing + " is missing (deleted?); releases are paused until it is back";
+                LOG.error("Output topics: {} is missing: it was deleted, or this instance cannot see it. Processing"
+                        + " is paused (nothing is released or rejected; the queues keep their records) and this"
+                        + " instance is not ready, until the topic exists again. Create it again as it was",
+                        missing);
+                onLost.run();
+            } else if (missing == null && problem != null) {
+                problem = null;
+                LOG.info("Output topics: {} all there again; processing resumes", topics);
+                onBack.run();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LOG.debug("Output topics: cannot describe {} now ({}); trying again in {} ms", topics, e.toString(),
+                    PERIOD.toMillis());
+        }
+    }
+
+    /** The topic's id, or null if it does not exist. */
+    private Uuid idOf(String topic) throws Exception {
+        try {
+            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
+                    .get(PERIOD.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+            return description.topicId();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    /** Why the instance is not ready, while a topic is missing; null otherwise. */
+    public String problem() {
+        return problem;
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(5));
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package dev.shaper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shaper.internals.cluster.OutputTopicsWatch;
+import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.testsupport.Await;
+import dev.shaper.testsupport.CollectedRecord;
+import dev.shaper.testsupport.CommittedRecordCollector;
+import dev.shaper.testsupport.Http;
+import dev.shaper.testsupport.PacedProducer;
+import dev.shaper.testsupport.ShaperInstance;
+import dev.shaper.testsupport.SharedKafkaBroker;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The output topic deleted under a running instance, on a real broker (topics are not created on demand): the
+ * instance notices within a few seconds, turns not ready naming the topic and pauses (nothing released, nothing
+ * taken from the input); once the topic is created again it resumes, and every record sent meanwhile is shaped once.
+ */
+class OutputTopicMissingIT {
+
+    @RegisterExtension
+    static final SharedKafkaBroker broker = new SharedKafkaBroker();
+
+    @Test
+    @Timeout(120)
+    void shouldPauseWhileTheOutputTopicIsMissingAndResumeWithoutLossWhenItIsBack() throws Exception {
+        // Given: one running instance
+        String name = "output-missing";
+        broker.createTopics(2, name + "-in");
+        broker.createTopics(1, name + "-out", name + "-rejected");
+        Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
+        settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, name + "-in");
+        settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, name + "-out");
+        settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, name + "-rejected");
+        settings.put(ShaperConfig.SHAPING_RATE_CONFIG, 20.0);
+        settings.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, 60_000L);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers()));
+             ShaperInstance shaper = ShaperInstance.start(settings)) {
+            ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
+            int port = shaper.application().httpPort();
+            Await.until("ready", Duration.ofSeconds(30), () -> Http.get(port, "/health/ready").status() == 200);
+
+            // When: the output topic is deleted
+            admin.deleteTopics(List.of(name + "-out")).all().get();
+
+            // Then: not ready within a few of the watch's checks, naming the topic
+            Await.until("not ready", Duration.ofSeconds(5 * OutputTopicsWatch.PERIOD.toSeconds()),
+                    () -> Http.get(port, "/health/ready").status() != 200);
+            assertThat(Http.get(port, "/health/ready").body()).contains(name + "-out", "missing");
+
+            // And when: records arrive while it is missing
+            List<PacedProducer.Sent> sent = PacedProducer.send(broker.bootstrapServers(), name + "-in", 2, 50,
+                    Duration.ofSeconds(2), Map.of());
+            Thread.sleep(2 * OutputTopicsWatch.PERIOD.toMillis()); // a paused instance takes nothing meanwhile
+            double releasedWhileMissing = shaper.functionCount(ShaperMetrics.RELEASED, null, null)
+                    + shaper.functionCount(ShaperMetrics.PASSED, null, null);
+
+            // Then: nothing was released into the void
+            assertThat(releasedWhileMissing).isZero();
+
+            // And when: the topic is created again
+            admin.createTopics(List.of(new NewTopic(name + "-out", 1, (short) 1))).all().get();
+            Await.until("ready again", Duration.ofSeconds(5 * OutputTopicsWatch.PERIOD.toSeconds()),
+                    () -> Http.get(port, "/health/ready").status() == 200);
+
+            // Then: every record sent meanwhile is shaped, once
+            try (CommittedRecordCollector collector = CommittedRecordCollector.start(broker.bootstrapServers(),
+                    name + "-out", name + "-rejected")) {
+                collector.awaitAccountedFor(PacedProducer.ids(sent), Duration.ofSeconds(60));
+                List<CollectedRecord> collected = collector.snapshot();
+                assertThat(collected).allMatch(CollectedRecord::isOutput)
+                        .extracting(CollectedRecord::id)
+                        .containsExactlyInAnyOrderElementsOf(PacedProducer.ids(sent));
+            }
+        }
+    }
+}
