@@ -9,6 +9,7 @@ import dev.shaper.internals.cluster.LiveInstanceCounter;
 import dev.shaper.internals.cluster.OutputTopicsWatch;
 import dev.shaper.internals.config.EffectiveSettings;
 import dev.shaper.internals.config.SettingsLoader;
+import dev.shaper.internals.config.StartSummary;
 import dev.shaper.internals.http.OperationsServer;
 import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.limits.TopicLimits;
@@ -246,6 +247,7 @@ public final class ShaperApplication {
                 }
             }
             RuleBook rules = new RuleBook(liveRules);
+            StartSummary.lines(config, partitions, rules.hasAdmission()).forEach(LOG::info);
             if (config.allInShadow()) {
                 LOG.warn("shaper.mode=shadow: no rule is enforced; every record passes at once, and what the rules"
                         + " would have done is {}", config.shadowTopic() == null
@@ -377,7 +379,7 @@ public final class ShaperApplication {
                 stopped.countDown();
             }
         });
-        LOG.info("Starting shaper: {} -> {} (rejected: {})", config.inputTopic(), config.outputTopic(),
+        LOG.info("Starting shaper {}: {} -> {} (rejected: {})", version(), config.inputTopic(), config.outputTopic(),
                 config.rejectedTopic());
         if (admission != null) {
             admission.start();

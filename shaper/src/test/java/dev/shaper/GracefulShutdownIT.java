@@ -59,7 +59,9 @@ class GracefulShutdownIT {
                         .toList();
                 assertThat(start.stream().filter(line -> line.contains(" INFO "))).as("the start log (%s)", log)
                         .hasSizeBetween(3, 40).anyMatch(line -> line.contains("Effective settings"))
-                        .anyMatch(line -> line.contains("-> RUNNING"));
+                        .anyMatch(line -> line.contains("Topics: stop-in (2 partitions) -> stop-out"))
+                        .anyMatch(line -> line.contains("Capacity: ")).anyMatch(line -> line.contains("Admission: "))
+                        .anyMatch(line -> line.contains("-> RUNNING")).anyMatch(line -> line.contains("Ready: "));
                 assertThat(start).as("the start log (%s)", log).noneMatch(line -> line.contains("Config values"))
                         .noneMatch(line -> line.contains("were supplied but are not used"))
                         .noneMatch(line -> line.contains("processing.exception.handler.global.enabled` to true"));

@@ -9,6 +9,8 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.processor.StateRestoreListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Liveness and readiness of one shaper instance, for {@code /health/live} and {@code /health/ready}.
@@ -25,6 +27,8 @@ import org.apache.kafka.streams.processor.StateRestoreListener;
  * credentials): the instance still shapes and admits, so neither answer changes, but an operator must act.
  */
 public final class StreamsHealth implements StateRestoreListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamsHealth.class);
 
     private final Set<TopicPartition> restoring = ConcurrentHashMap.newKeySet();
     private volatile Supplier<KafkaStreams.State> streamsState = () -> KafkaStreams.State.CREATED;
@@ -87,6 +91,7 @@ public final class StreamsHealth implements StateRestoreListener {
         KafkaStreams.State state = state();
         if (!cameUp && state == KafkaStreams.State.RUNNING && restoring.isEmpty()) {
             cameUp = true;
+            LOG.info("Ready: Kafka Streams runs and every store is restored");
         }
         return cameUp && (state == KafkaStreams.State.RUNNING || state == KafkaStreams.State.REBALANCING);
     }
