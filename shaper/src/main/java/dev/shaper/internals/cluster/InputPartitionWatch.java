@@ -2,12 +2,7 @@ package dev.shaper.internals.cluster;
 
 import dev.shaper.internals.processor.InputGate;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,26 +22,19 @@ public final class InputPartitionWatch implements InputGate, AutoCloseable {
     /** How often the input topic is described. */
     public static final Duration PERIOD = Duration.ofSeconds(5);
 
-    private final Map<String, Object> adminConfig;
     private final String topic;
     private final int partitions;
     private final String applicationId;
-    private final ScheduledExecutorService scheduler;
-    private Admin admin;
+    private final PeriodicTopicCheck checks;
     /** Why the gate is closed, once the count changed; null until then. */
     private volatile String closedBecause;
 
     private InputPartitionWatch(Map<String, Object> adminConfig, String topic, int partitions,
                                 String applicationId) {
-        this.adminConfig = adminConfig;
         this.topic = topic;
         this.partitions = partitions;
         this.applicationId = applicationId;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "shaper-input-partition-watch");
-            t.setDaemon(true);
-            return t;
-        });
+        this.checks = new PeriodicTopicCheck("shaper-input-partition-watch", adminConfig, PERIOD);
     }
 
     /**
@@ -57,8 +45,7 @@ public final class InputPartitionWatch implements InputGate, AutoCloseable {
     public static InputPartitionWatch start(Map<String, Object> adminConfig, String topic, int partitions,
                                             String applicationId) {
         InputPartitionWatch watch = new InputPartitionWatch(adminConfig, topic, partitions, applicationId);
-        watch.scheduler.scheduleWithFixedDelay(watch::check, PERIOD.toMillis(), PERIOD.toMillis(),
-                TimeUnit.MILLISECONDS);
+        watch.checks.start(watch::check);
         return watch;
     }
 
@@ -67,11 +54,10 @@ public final class InputPartitionWatch implements InputGate, AutoCloseable {
             return;
         }
         try {
-            if (admin == null) {
-                admin = Admin.create(adminConfig);
+            TopicDescription description = checks.describe(topic);
+            if (description == null) {
+                return; // gone: the output topics' watch and Kafka Streams say so
             }
-            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(PERIOD.toMillis(), TimeUnit.MILLISECONDS).get(topic);
             int now = description.partitions().size();
             if (now != partitions) {
                 changed(now);
@@ -103,21 +89,8 @@ public final class InputPartitionWatch implements InputGate, AutoCloseable {
         return closedBecause;
     }
 
-    /** Whether the input topic's partition count changed since the start. */
-    public boolean changed() {
-        return closedBecause != null;
-    }
-
     @Override
     public void close() {
-        scheduler.shutdownNow();
-        try {
-            scheduler.awaitTermination(PERIOD.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (admin != null) {
-            admin.close(Duration.ofSeconds(5));
-        }
+        checks.close();
     }
 }

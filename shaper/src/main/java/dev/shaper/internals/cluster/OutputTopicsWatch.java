@@ -4,13 +4,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,27 +24,20 @@ public final class OutputTopicsWatch implements AutoCloseable {
     /** How often the topics are described. */
     public static final Duration PERIOD = Duration.ofSeconds(2);
 
-    private final Map<String, Object> adminConfig;
     private final List<String> topics;
     private final Runnable onLost;
     private final Runnable onBack;
-    private final ScheduledExecutorService scheduler;
+    private final PeriodicTopicCheck checks;
     private final Map<String, Uuid> ids = new HashMap<>();
-    private Admin admin;
     /** What is wrong while a topic is missing; null while all are there. */
     private volatile String problem;
 
     private OutputTopicsWatch(Map<String, Object> adminConfig, List<String> topics, Runnable onLost,
                               Runnable onBack) {
-        this.adminConfig = adminConfig;
         this.topics = topics;
         this.onLost = onLost;
         this.onBack = onBack;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "shaper-output-topics-watch");
-            t.setDaemon(true);
-            return t;
-        });
+        this.checks = new PeriodicTopicCheck("shaper-output-topics-watch", adminConfig, PERIOD);
     }
 
     /**
@@ -61,22 +49,19 @@ public final class OutputTopicsWatch implements AutoCloseable {
     public static OutputTopicsWatch start(Map<String, Object> adminConfig, List<String> topics, Runnable onLost,
                                           Runnable onBack) {
         OutputTopicsWatch watch = new OutputTopicsWatch(adminConfig, List.copyOf(topics), onLost, onBack);
-        watch.scheduler.scheduleWithFixedDelay(watch::check, PERIOD.toMillis(), PERIOD.toMillis(),
-                TimeUnit.MILLISECONDS);
+        watch.checks.start(watch::check);
         return watch;
     }
 
     private void check() {
         try {
-            if (admin == null) {
-                admin = Admin.create(adminConfig);
-            }
             String missing = null;
             for (String topic : topics) {
-                Uuid id = idOf(topic);
-                if (id == null) {
+                TopicDescription description = checks.describe(topic);
+                if (description == null) {
                     missing = topic;
                 } else {
+                    Uuid id = description.topicId();
                     Uuid before = ids.put(topic, id);
                     if (before != null && !before.equals(id) && problem == null) {
                         LOG.error("Output topics: {} was deleted and created again since the last look; what was"
@@ -104,20 +89,6 @@ public final class OutputTopicsWatch implements AutoCloseable {
         }
     }
 
-    /** The topic's id, or null if it does not exist. */
-    private Uuid idOf(String topic) throws Exception {
-        try {
-            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(PERIOD.toMillis(), TimeUnit.MILLISECONDS).get(topic);
-            return description.topicId();
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                return null;
-            }
-            throw e;
-        }
-    }
-
     /** Why the instance is not ready, while a topic is missing; null otherwise. */
     public String problem() {
         return problem;
@@ -125,14 +96,6 @@ public final class OutputTopicsWatch implements AutoCloseable {
 
     @Override
     public void close() {
-        scheduler.shutdownNow();
-        try {
-            scheduler.awaitTermination(PERIOD.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (admin != null) {
-            admin.close(Duration.ofSeconds(5));
-        }
+        checks.close();
     }
 }

@@ -150,7 +150,8 @@ public final class ReleaseWindow {
     public long heldAt(long wallMs) {
         expire(wallMs);
         long held = sum;
-        for (int i = 0; i < firstInWindow(wallMs); i++) {
+        int first = firstInWindow(wallMs);
+        for (int i = 0; i < first; i++) {
             held -= units[index(i)];
         }
         return held + assumedAt(wallMs);

@@ -17,8 +17,8 @@ import org.apache.kafka.common.utils.Bytes;
  */
 final class BacklogCut {
 
-    /** One record that cannot leave by its bound. */
-    private record Unreachable(long dueNanos, long expectedWallMs, long latestWallMs) {
+    /** One record that cannot leave by its bound: when it would leave, and the latest it may. */
+    private record Unreachable(long expectedWallMs, long latestWallMs) {
     }
 
     /** One key of a band with records cut: which, and, in the second pass, all its queued records in order. */
@@ -88,7 +88,7 @@ final class BacklogCut {
                     long expected = expectedWallMs(record.dueNanos, ahead);
                     if (expected > record.latestWallMs) {
                         cut.computeIfAbsent(record.key, k -> new KeyCut()).byDue.put(record.dueNanos,
-                                new Unreachable(record.dueNanos, expected, record.latestWallMs));
+                                new Unreachable(expected, record.latestWallMs));
                     } else {
                         kept += record.cost;
                     }

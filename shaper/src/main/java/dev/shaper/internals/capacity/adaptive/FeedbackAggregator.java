@@ -46,11 +46,8 @@ public final class FeedbackAggregator {
     /** By writer, its newest report accepted: what does not end later is a duplicate. */
     private final Map<String, Newest> newest = new HashMap<>();
     private final Set<String> lateWritersLogged = new HashSet<>();
-    /** When the newest report taken by a decision was received. */
-    private long freshestTakenReceivedAtMs = Long.MIN_VALUE;
     /** When the newest report accepted from any writer was received; null before the first. */
     private Long newestReceivedAtMs;
-    private long pendingNewestReceivedAtMs = Long.MIN_VALUE;
     private long accepted;
     private long duplicates;
     private long late;
@@ -81,7 +78,6 @@ public final class FeedbackAggregator {
         }
         newest.put(writerId, new Newest(report.atMs(), receivedAtMs));
         pending.computeIfAbsent(writerId, w -> new ArrayList<>(2)).add(report);
-        pendingNewestReceivedAtMs = Math.max(pendingNewestReceivedAtMs, receivedAtMs);
         newestReceivedAtMs = newestReceivedAtMs == null ? receivedAtMs : Math.max(newestReceivedAtMs, receivedAtMs);
         accepted++;
         return true;
@@ -107,8 +103,6 @@ public final class FeedbackAggregator {
             }
         }
         pending.clear();
-        freshestTakenReceivedAtMs = Math.max(freshestTakenReceivedAtMs, pendingNewestReceivedAtMs);
-        pendingNewestReceivedAtMs = Long.MIN_VALUE;
         long staleUpToMs = nowMs - timeoutMs;
         // A writer not heard from for a timeout starts afresh: a clock of its that went back then no longer
         // makes its reports duplicates.
@@ -116,7 +110,9 @@ public final class FeedbackAggregator {
         if (writers > 0) {
             return FeedbackSignal.of(writers, writes, errors, p99);
         }
-        return freshestTakenReceivedAtMs > staleUpToMs ? FeedbackSignal.nothingNew() : FeedbackSignal.noFeedback();
+        // Every report accepted so far is taken by now: the newest receipt is the freshest a decision saw
+        return newestReceivedAtMs != null && newestReceivedAtMs > staleUpToMs ? FeedbackSignal.nothingNew()
+                : FeedbackSignal.noFeedback();
     }
 
     private void logLate(String writerId, long agedMs) {
