@@ -1,6 +1,9 @@
 package dev.shaper;
 
+import dev.shaper.cli.BrokerCheck;
+import dev.shaper.cli.CommandLineLogging;
 import dev.shaper.cli.RulesCommand;
+import dev.shaper.cli.TopicsCommand;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
@@ -11,9 +14,10 @@ import dev.shaper.internals.config.EffectiveSettings;
 import dev.shaper.internals.config.SettingsLoader;
 import dev.shaper.internals.config.StartSummary;
 import dev.shaper.internals.http.OperationsServer;
+import dev.shaper.internals.kafka.ClientSettings;
+import dev.shaper.internals.kafka.StartupTopics;
 import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.limits.TopicLimits;
-import dev.shaper.internals.limits.TopicLimitsReader;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.LiveRules;
 import dev.shaper.internals.rules.RuleBook;
@@ -31,21 +35,15 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -122,14 +120,19 @@ public final class ShaperApplication {
      */
     static final String LOG_FORMAT = "LOG_FORMAT";
 
+    /** The first words that run a command instead of the shaper. */
+    private static final java.util.Set<String> COMMANDS = java.util.Set.of("rules", "topics");
+
     private static final String USAGE = """
             usage: java -jar shaper.jar SETTINGS_FILE
                    java -jar shaper.jar rules list|put|delete|push ... --bootstrap-servers HOST:PORT
+                   java -jar shaper.jar topics create SETTINGS_FILE
                    java -jar shaper.jar --help | --version
 
             SETTINGS_FILE is a Java properties file: application.id, bootstrap.servers, any Kafka Streams or
             client key, and the shaper.* settings; SHAPER_* and STREAMS_* environment variables override keys.
             "rules" manages the live rules of shaper.rules.topic (java -jar shaper.jar rules --help).
+            "topics create" creates the topics the settings name, and checks them as a start does.
 
             LOG_FORMAT=json (environment variable or -DLOG_FORMAT=json) logs one JSON object per line.
 
@@ -137,6 +140,9 @@ public final class ShaperApplication {
                         4 brokers unreachable or topics missing or unsuitable""";
 
     public static void main(String[] args) {
+        if (args.length >= 1 && COMMANDS.contains(args[0])) {
+            CommandLineLogging.forCommand();
+        }
         System.exit(run(args, System.getenv(), System.out, System.err));
     }
 
@@ -149,6 +155,9 @@ public final class ShaperApplication {
     static int run(String[] args, Map<String, String> environment, PrintStream out, PrintStream err) {
         if (args.length >= 1 && args[0].equals("rules")) {
             return RulesCommand.run(Arrays.copyOfRange(args, 1, args.length), environment, out, err);
+        }
+        if (args.length >= 1 && args[0].equals("topics")) {
+            return TopicsCommand.run(Arrays.copyOfRange(args, 1, args.length), environment, out, err);
         }
         if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
             out.println(USAGE);
@@ -213,7 +222,7 @@ public final class ShaperApplication {
         LOG.info("Effective settings: {}", EffectiveSettings.describe(streamsProps));
         HostInfo self = applicationServer(streamsConfig);
         RuleSet fileRules = config.fileRules(); // read once: streamsProperties() read it for poll.ms
-        StartupTopics topics = describeTopics(config, streamsProps);
+        StartupTopics topics = startupTopics(config, streamsProps);
         int partitions = topics.inputPartitions();
         TopicLimits topicLimits = topics.topicLimits();
         LOG.info("Largest records: {}", topicLimits);
@@ -447,107 +456,23 @@ public final class ShaperApplication {
 
     /** The Admin client settings among the Kafka Streams settings (bootstrap servers, security, ...). */
     private static Map<String, Object> adminConfig(Properties streamsProps) {
-        return clientConfig(streamsProps, AdminClientConfig.configNames());
+        return ClientSettings.admin(streamsProps);
     }
 
     /** The settings among the Kafka Streams settings that a client with these {@code names} knows. */
     private static Map<String, Object> clientConfig(Properties streamsProps, java.util.Set<String> names) {
-        Map<String, Object> client = new java.util.HashMap<>();
-        streamsProps.forEach((k, v) -> {
-            if (names.contains(String.valueOf(k))) {
-                client.put(String.valueOf(k), v);
-            }
-        });
-        return client;
+        return ClientSettings.among(streamsProps, names);
     }
 
-    /** What the shaper learns of its topics at start. */
-    private record StartupTopics(int inputPartitions, TopicLimits topicLimits) {
-    }
-
-    /**
-     * The input topic's partition count and what the output, rejected and changelog topics take (so that every
-     * record's size is decided before it is sent, see {@link TopicLimitsReader}), with a clear error if any of the
-     * three topics is missing.
-     */
-    private static StartupTopics describeTopics(ShaperConfig config, Properties streamsProps) {
-        String applicationId = streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
-        try (Admin admin = Admin.create(adminConfig(streamsProps))) {
-            int partitions = inputPartitions(admin, config);
-            checkStateLayout(admin, config, applicationId, partitions);
-            try {
-                return new StartupTopics(partitions, TopicLimitsReader.read(admin, 60_000,
-                        new TopicLimitsReader.Producer(config.producerMaxRequestSize(), config.producerCompressionType()),
-                        config.outputTopic(), config.rejectedTopic(), config.shadowTopic(),
-                        ShaperTopology.changelogTopics(applicationId),
-                        new TopicLimitsReader.NewChangelog(TopologyWiring.changelogMaxMessageBytes(config))));
-            } catch (ExecutionException e) {
-                throw new StartupException("cannot read the topics' settings: " + e.getCause());
-            } catch (IllegalArgumentException e) {
-                throw new StartupException(e.getMessage());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StartupException("interrupted while checking topics");
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new StartupException("no answer from the brokers at "
-                    + streamsProps.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) + " within 60 s");
-        }
-    }
-
-    private static int inputPartitions(Admin admin, ShaperConfig config)
-            throws InterruptedException, java.util.concurrent.TimeoutException {
-        List<String> missing = new ArrayList<>();
-        int partitions = 0;
-        for (String topic : List.of(config.inputTopic(), config.outputTopic(), config.rejectedTopic())) {
-            try {
-                TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
-                        .get(60, TimeUnit.SECONDS).get(topic);
-                if (topic.equals(config.inputTopic())) {
-                    partitions = d.partitions().size();
-                }
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                    missing.add(topic);
-                } else {
-                    throw new StartupException("cannot describe topic " + topic + ": " + e.getCause());
-                }
-            }
-        }
-        if (!missing.isEmpty()) {
-            throw new StartupException("topics " + missing + " do not exist; create the input, output and"
-                    + " rejected topics (" + ShaperConfig.INPUT_TOPIC_CONFIG + ", "
-                    + ShaperConfig.OUTPUT_TOPIC_CONFIG + ", " + ShaperConfig.REJECTED_TOPIC_CONFIG
-                    + ") before starting the shaper");
-        }
-        return partitions;
-    }
-
-    /**
-     * Refuses a start whose input topic no longer has the partitions the application's state was laid out by (its
-     * changelog topics', made at its first start): Kafka Streams would stop on it, and the keys of the new partitions
-     * would find no queue of theirs.
-     */
-    private static void checkStateLayout(Admin admin, ShaperConfig config, String applicationId, int partitions)
-            throws InterruptedException, java.util.concurrent.TimeoutException {
-        for (String changelog : ShaperTopology.changelogTopics(applicationId)) {
-            int laidOut;
-            try {
-                laidOut = admin.describeTopics(List.of(changelog)).allTopicNames().get(60, TimeUnit.SECONDS)
-                        .get(changelog).partitions().size();
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                    continue; // a first start: Kafka Streams creates it
-                }
-                throw new StartupException("cannot describe topic " + changelog + ": " + e.getCause());
-            }
-            if (laidOut != partitions) {
-                throw new StartupException("the input topic " + config.inputTopic() + " has " + partitions
-                        + " partitions, but this application's state is laid out by " + laidOut + " (its changelog "
-                        + changelog + "): the input's partitions changed since it first ran. Kafka Streams cannot"
-                        + " run on that state, and the records it queued are in it. See docs/operations.md,"
-                        + " \"Adding input partitions\", for how to reset it");
-            }
+    /** The topics checked as a start needs them (see {@link StartupTopics}), every failure a start failure. */
+    private static StartupTopics startupTopics(ShaperConfig config, Properties streamsProps) {
+        try {
+            BrokerCheck.requireAnswer(adminConfig(streamsProps), BrokerCheck.WAIT);
+            return StartupTopics.check(config, streamsProps, adminConfig(streamsProps));
+        } catch (BrokerCheck.NoBrokerAnswers e) {
+            throw new StartupException(e.getMessage() + " (" + StreamsConfig.BOOTSTRAP_SERVERS_CONFIG + ")");
+        } catch (StartupTopics.Unfit e) {
+            throw new StartupException(e.getMessage());
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.shaper.demo;
 
 import dev.shaper.cli.RunLastKeepingWriters;
+import dev.shaper.demo.cli.BrokerCommand;
 import dev.shaper.demo.cli.CommandFailure;
 import dev.shaper.demo.cli.DbWriterCommand;
 import dev.shaper.demo.cli.DemoCommand;
@@ -9,13 +10,13 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code producer-demo} command line: {@code produce}, {@code db-writer} and {@code demo}. Usage errors
+ * The {@code producer-demo} command line: {@code produce}, {@code db-writer}, {@code demo} and {@code broker}. Usage errors
  * exit with 2 and name the option; failures of the world outside (a broker or database that refuses) exit
  * with 1 and a one-line message; neither prints a stack trace.
  */
 @Command(name = "producer-demo", mixinStandardHelpOptions = true,
         description = "Traffic generator, database writer and one-command demo for the Kafka Streams traffic shaper.",
-        subcommands = {ProduceCommand.class, DbWriterCommand.class, DemoCommand.class})
+        subcommands = {ProduceCommand.class, DbWriterCommand.class, DemoCommand.class, BrokerCommand.class})
 public final class ProducerDemo {
 
     public static void main(String[] args) {

@@ -1,10 +1,7 @@
 package dev.shaper.cli;
 
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -24,9 +21,9 @@ import picocli.CommandLine.Command;
 public final class RulesCommand implements Runnable {
 
     /** Exit code of a usage error or an invalid rule. */
-    public static final int EXIT_USAGE = 2;
+    public static final int EXIT_USAGE = CommandLines.EXIT_USAGE;
     /** Exit code when the brokers do not answer or the topic is missing. */
-    public static final int EXIT_KAFKA = 4;
+    public static final int EXIT_KAFKA = CommandLines.EXIT_KAFKA;
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -44,23 +41,8 @@ public final class RulesCommand implements Runnable {
      * @return the exit code
      */
     public static int run(String[] args, Map<String, String> environment, PrintStream out, PrintStream err) {
-        CommandLine cli = new CommandLine(new RulesCommand());
-        cli.setExecutionStrategy(new RunLastKeepingWriters());
-        cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
-        cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+        CommandLine cli = CommandLines.of("rules", new RulesCommand(), out, err);
         cli.setDefaultValueProvider(new EnvironmentDefaults(environment));
-        cli.setParameterExceptionHandler((e, args1) -> {
-            e.getCommandLine().getErr().println("rules: " + e.getMessage());
-            e.getCommandLine().usage(e.getCommandLine().getErr());
-            return EXIT_USAGE;
-        });
-        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println("rules: " + e.getMessage());
-            if (e instanceof CommandFailure failure) {
-                return failure.exitCode();
-            }
-            return e instanceof KafkaException ? EXIT_KAFKA : 1;
-        });
         return cli.execute(args);
     }
 

@@ -68,6 +68,7 @@ final class RulesTopicClient {
 
     /** What the topic holds now, read from its beginning to its end. */
     TopicContents read() {
+        BrokerCheck.requireAnswer(options.clientSettings(), firstAnswerWait());
         Map<String, Object> settings = RulesTopicLog.consumerSettings(options.clientSettings(), "shaper-rules-cli");
         TopicContents contents = new TopicContents();
         try (KafkaConsumer<byte[], byte[]> consumer = RulesTopicLog.consumer(settings)) {
@@ -81,6 +82,7 @@ final class RulesTopicClient {
 
     /** Publishes {@code values} by rule id (a null value deletes), in order, and waits until the brokers have them. */
     void publish(List<Map.Entry<String, String>> values) {
+        BrokerCheck.requireAnswer(options.clientSettings(), firstAnswerWait());
         Map<String, Object> settings = new HashMap<>(options.clientSettings());
         long timeoutMs = options.timeout().toMillis();
         settings.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -110,6 +112,11 @@ final class RulesTopicClient {
             Thread.currentThread().interrupt();
             throw new CommandFailure(1, "interrupted while publishing");
         }
+    }
+
+    /** How long to wait for a broker's first answer: {@link BrokerCheck#WAIT}, or less if the command waits less. */
+    private Duration firstAnswerWait() {
+        return options.timeout().compareTo(BrokerCheck.WAIT) < 0 ? options.timeout() : BrokerCheck.WAIT;
     }
 
     Duration timeout() {

@@ -86,8 +86,8 @@ class RulesCommandIT {
         assertThat(run("rules-put", "list")).isZero();
         assertThat(out().lines().toList()).containsExactly(
                 "ORDER    ID                             RULE",
-                "0        bulk                           {\"prefix\": \"bulk-\", \"rate\": 2}",
-                "5        vip                            {\"order\":5,\"exact\":\"tenant-vip\",\"rate\":400}");
+                "0        bulk                           {\"prefix\":\"bulk-\",\"rate\":2}",
+                "5        vip                            {\"exact\":\"tenant-vip\",\"rate\":400}");
 
         assertThat(run("rules-put", "delete", "vip")).isZero();
         assertThat(out()).contains("rule \"vip\" deleted");
@@ -138,7 +138,7 @@ class RulesCommandIT {
         }
 
         assertThat(run("rules-refused", "list")).isZero();
-        assertThat(out()).contains("{\"prefix\": \"a\", \"rate\": 3}");
+        assertThat(out()).contains("{\"prefix\":\"a\",\"rate\":3}");
         assertThat(err()).contains("refused by the shaper, which keeps the version above: rule \"a\": rate is 0.0");
     }
 

@@ -3,6 +3,7 @@ package dev.shaper.internals.http;
 import dev.shaper.internals.capacity.CapacityHolding;
 import dev.shaper.internals.capacity.TaskBacklogs;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
+import dev.shaper.internals.metrics.ScrapeOrder;
 import dev.shaper.internals.rules.RuleBook;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -143,7 +144,8 @@ public final class OperationsServer implements AutoCloseable {
             return new Response(405, Response.JSON, Json.write(BucketsEndpoint.error(405, "only GET is supported")
                     .body()), Map.of("Allow", "GET, HEAD"));
         } else if (path.equals(METRICS_PATH)) {
-            return new Response(200, PROMETHEUS_TEXT, registry.scrape().getBytes(StandardCharsets.UTF_8));
+            return new Response(200, PROMETHEUS_TEXT, ScrapeOrder.reorder(registry.scrape())
+                    .getBytes(StandardCharsets.UTF_8));
         } else if (path.equals(LIVE_PATH)) {
             return json(healthAnswer(health.isLive()));
         } else if (path.equals(READY_PATH)) {

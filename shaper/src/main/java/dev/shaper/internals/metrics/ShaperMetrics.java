@@ -85,6 +85,13 @@ public final class ShaperMetrics implements AutoCloseable {
      * long records would have waited under rules in shadow.
      */
     public static final String QUEUE_DELAY = "shaper.queue.delay";
+    /**
+     * The upper bounds of {@link #QUEUE_DELAY}'s buckets: 10 ms to 5 min, at the waits a {@code max.delay.ms} is
+     * usually set to.
+     */
+    public static final Duration[] QUEUE_DELAY_BUCKETS = {Duration.ofMillis(10), Duration.ofMillis(100),
+        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
+        Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofMinutes(5)};
     /** Records per second sent to the output topic (passed plus released). */
     public static final String RELEASE_RATE = "shaper.release.rate";
     /** The finest release tick of this instance's tasks now: it follows the fastest key waiting. */
@@ -116,6 +123,10 @@ public final class ShaperMetrics implements AutoCloseable {
     public static final String REDIS_FAILURE = "shaper.redis.failure";
     /** Latency of Redis calls; tag {@code command} is {@code take}, {@code charge} or {@code ping}. */
     public static final String REDIS_LATENCY = "shaper.redis.latency";
+    /** The upper bounds of {@link #REDIS_LATENCY}'s buckets: 0.5 ms to 1 s, around the 50 ms default timeout. */
+    public static final Duration[] REDIS_LATENCY_BUCKETS = {Duration.ofMillis(1).dividedBy(2), Duration.ofMillis(1),
+        Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
+        Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofSeconds(1)};
     /** Key states this instance keeps in memory now, in all its tasks. */
     public static final String STATE_CACHE_KEYS = "shaper.state.cache.keys";
     /** The bound on {@link #STATE_CACHE_KEYS} ({@code shaper.state.cache.max.keys}). */
@@ -323,10 +334,9 @@ public final class ShaperMetrics implements AutoCloseable {
                         + " not included: they waited 0); mode=shadow: how long records would have waited under"
                         + " rules in shadow")
                 // Buckets, not client-side percentiles: Prometheus computes any percentile from them, across
-                // instances too (histogram_quantile), and recording stays cheap.
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofHours(1))
+                // instances too (histogram_quantile), and recording stays cheap. A few, at the waits an operator
+                // sets bounds at, instead of Micrometer's 70-odd.
+                .serviceLevelObjectives(QUEUE_DELAY_BUCKETS)
                 .register(registry);
     }
 
@@ -460,9 +470,7 @@ public final class ShaperMetrics implements AutoCloseable {
     public void redisCall(String command, long nanos) {
         redisLatency.computeIfAbsent(command, c -> Timer.builder(REDIS_LATENCY).tag("command", c)
                 .description("Latency of the admission's Redis calls, successful or not")
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofNanos(50_000))
-                .maximumExpectedValue(Duration.ofSeconds(10))
+                .serviceLevelObjectives(REDIS_LATENCY_BUCKETS)
                 .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
     }
 

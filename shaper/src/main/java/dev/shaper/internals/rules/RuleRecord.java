@@ -1,6 +1,7 @@
 package dev.shaper.internals.rules;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -133,6 +134,41 @@ public final class RuleRecord {
         } catch (RulesFile.RulesFileException e) {
             throw new InvalidRuleException(id, e.getMessage());
         }
+    }
+
+    /**
+     * The rule's fields in one order whatever order they were written in: a rule's fields as a rules-file entry lists
+     * them ({@code exact} .. {@code mode}), each admission limit's as {@code rate, per, burst}; fields a rule may not
+     * have (refused by {@link #parse}) last, as written. Listings print this, so that one rule reads the same from
+     * the topic, a file or a put.
+     */
+    public static ObjectNode canonical(JsonNode ruleFields) {
+        ObjectNode ordered = inOrder(ruleFields, RulesFile.RuleSpec.class);
+        JsonNode limits = ordered.get("admission.limits");
+        if (limits != null && limits.isArray()) {
+            var canonicalLimits = JSON.createArrayNode();
+            limits.forEach(limit -> canonicalLimits.add(limit.isObject()
+                    ? inOrder(limit, RulesFile.LimitSpec.class) : limit));
+            ordered.set("admission.limits", canonicalLimits);
+        }
+        return ordered;
+    }
+
+    /** The object's fields in the order of {@code spec}'s components' JSON names, then any others as written. */
+    private static ObjectNode inOrder(JsonNode fields, Class<? extends Record> spec) {
+        ObjectNode ordered = JSON.createObjectNode();
+        for (var component : spec.getRecordComponents()) {
+            String name = component.getAccessor().getAnnotation(JsonProperty.class).value();
+            if (fields.has(name)) {
+                ordered.set(name, fields.get(name));
+            }
+        }
+        fields.fields().forEachRemaining(field -> {
+            if (!ordered.has(field.getKey())) {
+                ordered.set(field.getKey(), field.getValue());
+            }
+        });
+        return ordered;
     }
 
     /** The value that sets a rule of these fields at {@code order}: the fields as JSON, with {@code order}. */

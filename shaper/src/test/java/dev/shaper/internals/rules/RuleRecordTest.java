@@ -23,6 +23,19 @@ class RuleRecordTest {
     }
 
     @Test
+    void shouldPrintARuleWithItsFieldsInOneOrderHoweverTheyWereWritten() throws Exception {
+        RuleRecord.Put typed = (RuleRecord.Put) parse("a", "{\"mode\": \"shadow\", \"admission.limits\":"
+                + " [{\"per\": \"1s\", \"rate\": 5}], \"rate\": 10, \"order\": 3, \"exact\": \"k\"}");
+        RuleRecord.Put ordered = (RuleRecord.Put) parse("a", "{\"exact\": \"k\", \"rate\": 10,"
+                + " \"admission.limits\": [{\"rate\": 5, \"per\": \"1s\"}], \"mode\": \"shadow\"}");
+
+        String expected = "{\"exact\":\"k\",\"rate\":10,\"admission.limits\":[{\"rate\":5,\"per\":\"1s\"}],"
+                + "\"mode\":\"shadow\"}";
+        assertThat(RuleRecord.canonical(typed.fields()).toString()).isEqualTo(expected);
+        assertThat(RuleRecord.canonical(ordered.fields()).toString()).isEqualTo(expected);
+    }
+
+    @Test
     void shouldReadARuleWithItsOrderAndFillLeftOutFieldsFromTheDefaults() throws Exception {
         RuleRecord.Change change = parse("vip", """
                 {"order": 5, "exact": "tenant-vip", "rate": 400, "priority": 1, "admission.rate": 10}""");
