@@ -1,5 +1,6 @@
 package dev.shaper.demo;
 
+import dev.shaper.cli.BrokerCheck;
 import dev.shaper.cli.RunLastKeepingWriters;
 import dev.shaper.demo.cli.BrokerCommand;
 import dev.shaper.demo.cli.CommandFailure;
@@ -10,14 +11,18 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code producer-demo} command line: {@code produce}, {@code db-writer}, {@code demo} and {@code broker}. Usage errors
- * exit with 2 and name the option; failures of the world outside (a broker or database that refuses) exit
- * with 1 and a one-line message; neither prints a stack trace.
+ * The {@code producer-demo} command line: {@code produce}, {@code db-writer}, {@code demo} and {@code broker}.
+ * Usage errors exit with 2 and name the option; failures of the world outside (a broker or database that refuses) exit
+ * with 1 and a one-line message, no broker answering at the bootstrap address within 15 s with 4; none prints a
+ * stack trace.
  */
 @Command(name = "producer-demo", mixinStandardHelpOptions = true,
         description = "Traffic generator, database writer and one-command demo for the Kafka Streams traffic shaper.",
         subcommands = {ProduceCommand.class, DbWriterCommand.class, DemoCommand.class, BrokerCommand.class})
 public final class ProducerDemo {
+
+    /** Exit code when no broker answers at the bootstrap address: the shaper's for the same failure. */
+    public static final int EXIT_NO_BROKER = 4;
 
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
@@ -29,6 +34,9 @@ public final class ProducerDemo {
         cli.setExecutionStrategy(new RunLastKeepingWriters());
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println(commandLine.getCommandName() + ": " + describe(e));
+            if (e instanceof BrokerCheck.NoBrokerAnswers) {
+                return EXIT_NO_BROKER;
+            }
             return e instanceof CommandFailure ? 1 : commandLine.getCommandSpec().exitCodeOnExecutionException();
         });
         return cli;

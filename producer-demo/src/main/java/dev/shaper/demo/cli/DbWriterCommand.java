@@ -7,16 +7,19 @@ import dev.shaper.demo.db.DbWriter;
 import dev.shaper.demo.db.JdbcTarget;
 import dev.shaper.demo.db.ShapedRowsTable;
 import dev.shaper.demo.traffic.Ticker;
+import dev.shaper.cli.BrokerCheck;
 import dev.shaper.feedback.FeedbackReporter;
 import java.io.PrintWriter;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.CommonClientConfigs;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -100,6 +103,8 @@ public final class DbWriterCommand implements Callable<Integer> {
     }
 
     private void write(JdbcTarget target, ShapedRowsTable rows, BatchObserver observer, PrintWriter out) {
+        BrokerCheck.requireAnswer(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()),
+                BrokerCheck.WAIT);
         DbWriter writer;
         try {
             BatchWriter batches = new BatchWriter(target.connect(), rows, Clock.systemUTC(), Ticker.SYSTEM,

@@ -6,7 +6,10 @@ import dev.shaper.demo.traffic.TrafficGenerator;
 import dev.shaper.demo.traffic.TrafficLimit;
 import dev.shaper.demo.traffic.TrafficPattern;
 import dev.shaper.demo.traffic.ZipfKeys;
+import dev.shaper.cli.BrokerCheck;
 import java.io.PrintWriter;
+import java.util.Map;
+import org.apache.kafka.clients.CommonClientConfigs;
 import java.util.Locale;
 import java.util.Random;
 import java.util.UUID;
@@ -49,6 +52,8 @@ public final class ProduceCommand implements Callable<Integer> {
                 traffic.seed == null ? new Random() : new Random(traffic.seed));
         TrafficGenerator generator = new TrafficGenerator(run, pattern, keys, traffic.recordSize, limit,
                 Ticker.SYSTEM);
+        BrokerCheck.requireAnswer(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()),
+                BrokerCheck.WAIT);
         PrintWriter out = spec.commandLine().getOut();
         out.printf("Producing %s over %d keys (Zipf %s) to %s for %s; run id %s%n", pattern.describe(),
                 traffic.keys, traffic.zipf, topic, limit, run);

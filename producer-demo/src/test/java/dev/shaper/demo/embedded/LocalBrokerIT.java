@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -64,6 +65,33 @@ class LocalBrokerIT {
                 }
                 assertThat(records).extracting(r -> r.value()).containsExactly("hello");
             }
+        }
+    }
+
+    @Test
+    void shouldSayInOneLineWithinFifteenSecondsThatNoBrokerAnswersToTheCommandsThatNeedOne() throws Exception {
+        String address = "127.0.0.1:" + freePort();
+        List<List<String>> commands = List.of(
+                List.of("produce", "--bootstrap-servers", address, "--count", "1"),
+                List.of("db-writer", "--bootstrap-servers", address, "--jdbc-url",
+                        "jdbc:h2:" + directory.resolve("db"), "--duration", "5s"));
+
+        List<CompletableFuture<String>> answers = commands.stream().map(args -> CompletableFuture.supplyAsync(() -> {
+            StringWriter err = new StringWriter();
+            CommandLine cli = ProducerDemo.commandLine();
+            cli.setErr(new PrintWriter(err, true));
+            cli.setOut(new PrintWriter(new StringWriter(), true));
+            long start = System.nanoTime();
+            int exitCode = cli.execute(args.toArray(String[]::new));
+            return exitCode + " " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " " + err;
+        })).toList();
+
+        for (CompletableFuture<String> answer : answers) {
+            String[] parts = answer.get(60, TimeUnit.SECONDS).split(" ", 3);
+            assertThat(Integer.parseInt(parts[0])).as(parts[2]).isEqualTo(ProducerDemo.EXIT_NO_BROKER);
+            assertThat(Long.parseLong(parts[1])).isLessThan(20_000);
+            assertThat(parts[2].lines().toList()).singleElement().asString()
+                    .contains("no broker answers at " + address + " within 15 s");
         }
     }
 
