@@ -39,7 +39,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.KafkaException;
@@ -81,15 +80,15 @@ public final class ShaperApplication {
     private final RulesTopicReader rulesReader;
     private final InputPartitionWatch inputWatch;
     private final OutputTopicsWatch outputWatch;
-    private final CountDownLatch stopped = new CountDownLatch(1);
-    private volatile boolean failed;
+    private final StopRequest stop;
     private boolean closed;
 
     private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
                               LiveInstanceCounter instances, CapacityWiring.Capacity capacity, ShaperMetrics metrics,
                               StreamsHealth health, OperationsServer http, RulesTopicReader rulesReader,
-                              InputPartitionWatch inputWatch, OutputTopicsWatch outputWatch) {
+                              InputPartitionWatch inputWatch, OutputTopicsWatch outputWatch, StopRequest stop) {
         this.config = config;
+        this.stop = stop;
         this.streams = streams;
         this.admission = admission;
         this.instances = instances;
@@ -137,7 +136,7 @@ public final class ShaperApplication {
             LOG_FORMAT=json (environment variable or -DLOG_FORMAT=json) logs one JSON object per line.
 
             exit codes: 0 stopped cleanly, 1 fatal Kafka Streams error, 2 settings error,
-                        4 brokers unreachable or topics missing or unsuitable""";
+                        4 brokers unreachable, or topics missing (at start, or too long while running) or unsuitable""";
 
     public static void main(String[] args) {
         if (args.length >= 1 && COMMANDS.contains(args[0])) {
@@ -292,8 +291,10 @@ public final class ShaperApplication {
             }
             health.notReadyWhile(inputWatch::closedBecause);
             KafkaStreams pausable = streams;
+            StopRequest stop = new StopRequest();
             outputWatch = OutputTopicsWatch.start(adminConfig(streamsProps),
-                    List.of(config.outputTopic(), config.rejectedTopic()), pausable::pause, pausable::resume);
+                    List.of(config.outputTopic(), config.rejectedTopic()), pausable::pause, pausable::resume,
+                    () -> stop.request(EXIT_KAFKA), config.topicsMissingStop());
             health.notReadyWhile(outputWatch::problem);
             if (config.httpPort() >= 0) {
                 try {
@@ -307,7 +308,7 @@ public final class ShaperApplication {
                 }
             }
             return new ShaperApplication(config, streams, admission, instances, capacity, metrics, health, http,
-                    rulesReader, inputWatch, outputWatch);
+                    rulesReader, inputWatch, outputWatch, stop);
         } catch (RuntimeException e) {
             // Nothing started yet, but threads and connections exist: release them before reporting the error.
             if (streams != null) {
@@ -359,23 +360,31 @@ public final class ShaperApplication {
         Runtime.getRuntime().addShutdownHook(hook);
         start();
         try {
-            stopped.await();
+            stop.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         close();
-        return failed ? EXIT_FATAL : EXIT_OK;
+        return stop.exitCode();
+    }
+
+    /**
+     * Waits until this instance decides to stop (a fatal error, a topic missing for too long, Kafka Streams
+     * stopping); the exit code {@link #runUntilStopped} would return, or -1 if none came within {@code timeout}.
+     */
+    public int awaitStopDecision(Duration timeout) throws InterruptedException {
+        return stop.await(timeout) ? stop.exitCode() : -1;
     }
 
     /**
      * Starts the admission, if any, and Kafka Streams, and returns. A fatal stream-thread error shuts this
-     * instance down (the other instances take over its tasks); {@link #runUntilStopped} then returns 1.
+     * instance down (the other instances take over its tasks); {@link #runUntilStopped} then returns 1. An output or
+     * rejected topic missing for {@code shaper.topics.missing.stop.ms} stops it with 4.
      */
     public void start() {
         streams.setUncaughtExceptionHandler(e -> {
             LOG.error("Kafka Streams failed; shutting down", e);
-            failed = true;
-            stopped.countDown();
+            stop.request(EXIT_FATAL);
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
         streams.setStateListener((newState, oldState) -> {
@@ -384,8 +393,10 @@ public final class ShaperApplication {
             if (newState == KafkaStreams.State.RUNNING) {
                 capacity.instanceRunning(); // the start's restores are over; later ones come with rebalances
             }
-            if (newState == KafkaStreams.State.ERROR || newState == KafkaStreams.State.NOT_RUNNING) {
-                stopped.countDown();
+            if (newState == KafkaStreams.State.ERROR) {
+                stop.request(EXIT_FATAL);
+            } else if (newState == KafkaStreams.State.NOT_RUNNING) {
+                stop.request(EXIT_OK);
             }
         });
         LOG.info("Starting shaper {}: {} -> {} (rejected: {})", version(), config.inputTopic(), config.outputTopic(),

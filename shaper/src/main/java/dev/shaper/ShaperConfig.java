@@ -249,6 +249,14 @@ public final class ShaperConfig extends AbstractConfig {
             + " topic, partition and offset. Delete policy, not compacted. Empty: the would-be decisions are"
             + " counted in the metrics only.";
 
+    /** How long a topic the shaper writes to may stay missing before the instance stops. */
+    public static final String TOPICS_MISSING_STOP_MS_CONFIG = "shaper.topics.missing.stop.ms";
+    public static final String TOPICS_MISSING_STOP_MS_DOC = "How long, in milliseconds, the output or the rejected"
+            + " topic may stay missing (deleted, or no longer visible to the shaper) before the instance stops with"
+            + " exit code 4. Meanwhile it is paused (nothing released, rejected or taken from the input) and not"
+            + " ready, and resumes if the topic exists again. The queues keep their records in their changelogs, so"
+            + " an instance started again once the topic is back loses none.";
+
     /** In-memory key states kept per instance, all its tasks together. */
     /** Off-heap memory of all RocksDB stores of the instance together. */
     public static final String STATE_ROCKSDB_MEMORY_BYTES_CONFIG = BoundedRocksDbMemory.BYTES_CONFIG;
@@ -401,6 +409,8 @@ public final class ShaperConfig extends AbstractConfig {
             .define(MODE_CONFIG, Type.STRING, RulesFile.MODE_ENFORCE,
                     ConfigDef.CaseInsensitiveValidString.in(RulesFile.MODE_ENFORCE, RulesFile.MODE_SHADOW), Importance.MEDIUM, MODE_DOC)
             .define(SHADOW_TOPIC_CONFIG, Type.STRING, "", Importance.MEDIUM, SHADOW_TOPIC_DOC)
+            .define(TOPICS_MISSING_STOP_MS_CONFIG, Type.LONG, 600_000L, Range.atLeast(1_000), Importance.LOW,
+                    TOPICS_MISSING_STOP_MS_DOC)
             .define(STATE_CACHE_MAX_KEYS_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.LOW,
                     STATE_CACHE_MAX_KEYS_DOC)
             .define(STATE_ROCKSDB_MEMORY_BYTES_CONFIG, Type.LONG, 256L * 1024 * 1024, Range.atLeast(0),
@@ -822,6 +832,11 @@ public final class ShaperConfig extends AbstractConfig {
     }
 
     /** The shadow topic, or null when there is none (the would-be decisions are counted only). */
+    /** How long the output or rejected topic may stay missing before the instance stops. */
+    public Duration topicsMissingStop() {
+        return Duration.ofMillis(getLong(TOPICS_MISSING_STOP_MS_CONFIG));
+    }
+
     public String shadowTopic() {
         String topic = getString(SHADOW_TOPIC_CONFIG);
         return topic.isBlank() ? null : topic.strip();

@@ -85,4 +85,32 @@ class OutputTopicMissingIT {
             }
         }
     }
+
+    @Test
+    @Timeout(120)
+    void shouldStopWithExitCodeFourWhenTheRejectedTopicStaysMissingLongerThanTheTimeGiven() throws Exception {
+        // Given: one running instance that waits 4 s for a missing topic
+        String name = "rejected-gone";
+        broker.createTopics(1, name + "-in", name + "-out", name + "-rejected");
+        Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
+        settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, name + "-in");
+        settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, name + "-out");
+        settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, name + "-rejected");
+        settings.put(ShaperConfig.TOPICS_MISSING_STOP_MS_CONFIG, 4_000L);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers()));
+             ShaperInstance shaper = ShaperInstance.start(settings)) {
+            ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
+
+            // When: the rejected topic is deleted, and not created again
+            long deletedAt = System.nanoTime();
+            admin.deleteTopics(List.of(name + "-rejected")).all().get();
+
+            // Then: once noticed and 4 s later, the instance decides to stop with the code of a missing topic
+            int exitCode = shaper.application().awaitStopDecision(Duration.ofSeconds(30));
+            assertThat(exitCode).isEqualTo(ShaperApplication.EXIT_KAFKA);
+            assertThat(Duration.ofNanos(System.nanoTime() - deletedAt)).isGreaterThanOrEqualTo(Duration.ofSeconds(4))
+                    .isLessThan(Duration.ofSeconds(4).plus(OutputTopicsWatch.PERIOD.multipliedBy(3)));
+        }
+    }
 }

@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * producer's request). Once one is missing the watch logs an ERROR naming it, takes readiness away and pauses the
  * application's processing ({@code onLost}): nothing is released or rejected meanwhile, the queues keep what they
  * hold. When it is back (the same topic, or one created again) it logs so and resumes ({@code onBack}); records that
- * waited past their bound meanwhile are rejected then, as expired. Checked every {@link #PERIOD} on a daemon thread.
+ * waited past their bound meanwhile are rejected then, as expired. A topic missing for longer than the time given
+ * ({@code shaper.topics.missing.stop.ms}) stops the instance ({@code onGivenUp}): an operator's restart, or its
+ * orchestrator's, is then due. Checked every {@link #PERIOD} on a daemon thread.
  */
 public final class OutputTopicsWatch implements AutoCloseable {
 
@@ -27,16 +29,23 @@ public final class OutputTopicsWatch implements AutoCloseable {
     private final List<String> topics;
     private final Runnable onLost;
     private final Runnable onBack;
+    private final Runnable onGivenUp;
+    private final Duration giveUpAfter;
     private final PeriodicTopicCheck checks;
     private final Map<String, Uuid> ids = new HashMap<>();
     /** What is wrong while a topic is missing; null while all are there. */
     private volatile String problem;
+    /** When a topic was first seen missing ({@link System#nanoTime}), while one is. */
+    private long missingSinceNanos;
+    private boolean givenUp;
 
     private OutputTopicsWatch(Map<String, Object> adminConfig, List<String> topics, Runnable onLost,
-                              Runnable onBack) {
+                              Runnable onBack, Runnable onGivenUp, Duration giveUpAfter) {
         this.topics = topics;
         this.onLost = onLost;
         this.onBack = onBack;
+        this.onGivenUp = onGivenUp;
+        this.giveUpAfter = giveUpAfter;
         this.checks = new PeriodicTopicCheck("shaper-output-topics-watch", adminConfig, PERIOD);
     }
 
@@ -44,11 +53,13 @@ public final class OutputTopicsWatch implements AutoCloseable {
      * Starts watching {@code topics}, which exist now (the start checked them).
      *
      * @param onLost run once when one of them goes missing: pauses processing
-     * @param onBack run once when all are there again: resumes it
+     * @param onBack      run once when all are there again: resumes it
+     * @param onGivenUp   run once when one has been missing for {@code giveUpAfter}: stops the instance
      */
     public static OutputTopicsWatch start(Map<String, Object> adminConfig, List<String> topics, Runnable onLost,
-                                          Runnable onBack) {
-        OutputTopicsWatch watch = new OutputTopicsWatch(adminConfig, List.copyOf(topics), onLost, onBack);
+                                          Runnable onBack, Runnable onGivenUp, Duration giveUpAfter) {
+        OutputTopicsWatch watch = new OutputTopicsWatch(adminConfig, List.copyOf(topics), onLost, onBack,
+                onGivenUp, giveUpAfter);
         watch.checks.start(watch::check);
         return watch;
     }
@@ -70,12 +81,19 @@ public final class OutputTopicsWatch implements AutoCloseable {
                 }
             }
             if (missing != null && problem == null) {
+                missingSinceNanos = System.nanoTime();
                 problem = "the topic " + missing + " is missing (deleted?); releases are paused until it is back";
                 LOG.error("Output topics: {} is missing: it was deleted, or this instance cannot see it. Processing"
                         + " is paused (nothing is released or rejected; the queues keep their records) and this"
                         + " instance is not ready, until the topic exists again. Create it again as it was",
                         missing);
                 onLost.run();
+            } else if (missing != null && !givenUp && System.nanoTime() - missingSinceNanos >= giveUpAfter.toNanos()) {
+                givenUp = true;
+                LOG.error("Output topics: {} has been missing for {} s (shaper.topics.missing.stop.ms); stopping this"
+                        + " instance with exit code 4. Its queues are in its changelogs: start it again once the"
+                        + " topic exists", missing, giveUpAfter.toSeconds());
+                onGivenUp.run();
             } else if (missing == null && problem != null) {
                 problem = null;
                 LOG.info("Output topics: {} all there again; processing resumes", topics);
