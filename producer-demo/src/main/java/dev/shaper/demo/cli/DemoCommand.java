@@ -25,8 +25,9 @@ public final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--duration", defaultValue = "30s", converter = OptionConverters.PositiveDuration.class,
-            description = "how long the producer runs (default: ${DEFAULT-VALUE})")
+    @Option(names = "--duration", converter = OptionConverters.PositiveDuration.class,
+            description = "how long the producer runs (default: 30s; 45s with --adaptive, long enough for the capacity"
+                    + " to come back after a slowdown)")
     Duration duration;
 
     @Option(names = "--rate", defaultValue = "20", converter = OptionConverters.PositiveDouble.class,
@@ -136,6 +137,15 @@ public final class DemoCommand implements Callable<Integer> {
     static final long DEFAULT_TARGET_LATENCY_MS = 40;
     /** Where the chart goes without {@code --output-dir}: under target/, which the build and .gitignore own. */
     static final String DEFAULT_OUTPUT_DIR = "target/demo";
+    /** How long the producer runs without {@code --duration}. */
+    static final Duration DEFAULT_DURATION = Duration.ofSeconds(30);
+    /**
+     * How long the producer runs with {@code --adaptive} and without {@code --duration}: the README's adaptive run
+     * ({@code --db-slowdown 10s+10s:50ms}) needs about 36 s for the capacity to fall and come back within 5 % of its
+     * maximum (recovered at 36 s, measured 2026-11-28); 30 s ended with it on the way back up. The rest is a margin
+     * for a loaded machine.
+     */
+    static final Duration ADAPTIVE_DEFAULT_DURATION = Duration.ofSeconds(45);
     /** The closed loop's decision interval in the demo, and the writer's report interval with it. */
     static final Duration ADJUST = Duration.ofMillis(500);
 
@@ -163,7 +173,8 @@ public final class DemoCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Invalid value for option"
                     + " '--redis-uri': expected redis://host:port or rediss://host:port, got '" + redisUri + "'");
         }
-        return new DemoSettings(duration, rate, totalRate, keys, zipf, baseRate, burstSize, burstEvery, recordSize,
+        Duration producing = duration != null ? duration : adaptive ? ADAPTIVE_DEFAULT_DURATION : DEFAULT_DURATION;
+        return new DemoSettings(producing, rate, totalRate, keys, zipf, baseRate, burstSize, burstEvery, recordSize,
                 maxDelay, admissionRate, redisUri, jdbcUrl, dbSlowdown, feedback || adaptive, outputDir, drainTimeout,
                 adaptive());
     }

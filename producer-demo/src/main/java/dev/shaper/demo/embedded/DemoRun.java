@@ -30,6 +30,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
@@ -92,6 +93,8 @@ public final class DemoRun implements AutoCloseable {
     private Thread writerThread;
     private TopicMonitor monitor;
     private volatile long producerStartNanos;
+    /** The same moment on the wall clock, which the shaper stamps its releases with. */
+    private volatile long producerStartEpochMs;
     private volatile long writerStartNanos;
     /** The closed loop's capacity as last read while the shaper ran: what the samples after its close hold. */
     private volatile double lastCapacity = Double.NaN;
@@ -167,6 +170,7 @@ public final class DemoRun implements AutoCloseable {
                 + "; run id " + runId);
         view.printHeader();
         producerStartNanos = System.nanoTime();
+        producerStartEpochMs = System.currentTimeMillis();
         producerThread = new Thread(this::runProducer, "shaper-demo-producer");
         producerThread.start();
         sampler.scheduleAtFixedRate(this::sample, SAMPLE_INTERVAL_MS, SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
@@ -301,8 +305,10 @@ public final class DemoRun implements AutoCloseable {
     }
 
     private Sample currentSample() {
+        TopicMonitor.Rejections rejected = monitor.rejections();
         return new Sample((System.nanoTime() - producerStartNanos) / 1_000_000, sink.acknowledged(),
-                monitor.shaped(), monitor.rejectedByReason(), writer.stats().rowsInserted(), capacity());
+                monitor.shaped(), rejected.byReason(), rejected.whileQueued(), writer.stats().rowsInserted(),
+                capacity());
     }
 
     /**
@@ -328,8 +334,25 @@ public final class DemoRun implements AutoCloseable {
         if (settings.dbSlowdown() == null) {
             return Double.NaN;
         }
-        return (writerStartNanos - producerStartNanos) / 1e9
-                + (settings.dbSlowdown().start().toNanos() + settings.dbSlowdown().length().toNanos()) / 1e9;
+        return slowdownStartSeconds() + settings.dbSlowdown().length().toNanos() / 1e9;
+    }
+
+    /** When the injected slowdown began, seconds since the producer started (it counts from the writer's start). */
+    private double slowdownStartSeconds() {
+        return (writerStartNanos - producerStartNanos) / 1e9 + settings.dbSlowdown().start().toNanos() / 1e9;
+    }
+
+    /** What the chart draws of the settings: the limits, their bounds, what fixes the axes, the slowdown. */
+    private ChartSettings chartSettings() {
+        ChartSettings.Slowdown slowdown = null;
+        if (settings.dbSlowdown() != null) {
+            double from = slowdownStartSeconds();
+            double to = slowdownEndSeconds();
+            slowdown = new ChartSettings.Slowdown(from, to, String.format(Locale.ROOT, "DB slowdown, %.1f s to %.1f s:"
+                    + " each batch %d ms slower", from, to, settings.dbSlowdown().extraDelay().toMillis()));
+        }
+        return new ChartSettings(settings.ratePerKey(), settings.keys(), settings.totalRate(), totalRateSecondLimit(),
+                settings.isAdaptive(), settings.maxDelay().toMillis() / 1000.0, settings.peakInputRate(), slowdown);
     }
 
     /** Whether every produced record is rejected or written to the database. */
@@ -470,19 +493,23 @@ public final class DemoRun implements AutoCloseable {
         if (last == null || writer == null) {
             return;
         }
+        int seconds = (int) Math.ceil(last.elapsedMs() / 1000.0);
+        ChartSeries series = new ChartSeries(timeline.rates(), monitor == null ? new long[0]
+                : safely(() -> monitor.releasedPerSecond(producerStartEpochMs, seconds), new long[0]),
+                timeline.backlog());
         summary = new DemoSummary(pattern().describe() + ", " + settings.keys() + " keys; shaper "
                 + shaperDescription(), last, timeline, writer.stats(), densest,
                 (long) Math.floor(settings.ratePerKey()) + 1, allKeys, stoppedEarly,
                 settings.isAdaptive() ? CapacityCourse.of(timeline.samples(), settings.totalRate(),
-                        slowdownEndSeconds()) : null, settings.dbSlowdown() != null);
+                        slowdownEndSeconds()) : null, settings.dbSlowdown() != null, series.releasedPeak());
         String table = summary.format();
         console.println();
         console.print(table);
         quietly("chart", () -> {
             Files.createDirectories(settings.outputDir());
             Path chart = settings.outputDir().resolve(CHART_FILE);
-            Files.writeString(chart, HtmlChart.render("Shaper demo, run " + runId, timeline.rates(),
-                    timeline.backlog(), settings.keysRate(), settings.totalRate(), table), StandardCharsets.UTF_8);
+            Files.writeString(chart, HtmlChart.render("Shaper demo, run " + runId, series, chartSettings(),
+                    summary.rows()), StandardCharsets.UTF_8);
             console.println("chart: " + chart.toAbsolutePath());
         });
     }

@@ -80,6 +80,15 @@ public record DemoSettings(Duration duration, double ratePerKey, double totalRat
         return ratePerKey * keys;
     }
 
+    /**
+     * The most records the producer sends in one second: its background rate and every burst that falls in that
+     * second (a burst is sent at once).
+     */
+    public double peakInputRate() {
+        long burstsPerSecond = Math.max(1, (long) Math.ceil(1000.0 / Math.max(1, burstEvery.toMillis())));
+        return baseRate + burstsPerSecond * burstSize;
+    }
+
     /** Whether the shaper caps all keys together at {@link #totalRate()}. */
     public boolean hasTotalRate() {
         return totalRate > 0;

@@ -24,15 +24,20 @@ import java.util.stream.Collectors;
  * @param stoppedEarly  true when Ctrl-C (or a failure) ended the run before the queues drained
  * @param capacity      how the closed loop's capacity went, or null when the capacity is fixed
  * @param slowdown      whether the database was slowed down, so that the recovery is timed from the slowdown's end
+ * @param releasedPeak  the most records the shaper released in one of the run's seconds, as the chart counts them
+ *                      (by release time: the samples' count of shaped records, read after each transaction's commit,
+ *                      bunches them)
  */
 record DemoSummary(String description, Sample last, RateTimeline timeline, WriterStats writer,
                    ReleaseWindows.Densest densest, long perKeyLimit, AllKeysSecond allKeys, boolean stoppedEarly,
-                   CapacityCourse capacity, boolean slowdown) {
+                   CapacityCourse capacity, boolean slowdown, long releasedPeak) {
 
     /** The summary of a run whose capacity is fixed. */
     DemoSummary(String description, Sample last, RateTimeline timeline, WriterStats writer,
-                ReleaseWindows.Densest densest, long perKeyLimit, AllKeysSecond allKeys, boolean stoppedEarly) {
-        this(description, last, timeline, writer, densest, perKeyLimit, allKeys, stoppedEarly, null, false);
+                ReleaseWindows.Densest densest, long perKeyLimit, AllKeysSecond allKeys, boolean stoppedEarly,
+                long releasedPeak) {
+        this(description, last, timeline, writer, densest, perKeyLimit, allKeys, stoppedEarly, null, false,
+                releasedPeak);
     }
 
     /**
@@ -47,15 +52,26 @@ record DemoSummary(String description, Sample last, RateTimeline timeline, Write
     record AllKeysSecond(double dbCapacity, long limit, int densest) {
     }
 
+    /** The summary as text: one row a line, the names in a column. */
     String format() {
+        Map<String, String> rows = rows();
+        int width = rows.keySet().stream().mapToInt(String::length).max().orElse(0);
+        StringBuilder table = new StringBuilder();
+        rows.forEach((name, value) -> table.append(String.format(Locale.ROOT, "%-" + width + "s  %s%n", name, value)));
+        return table.toString();
+    }
+
+    /** The summary's rows, name and value, in order. */
+    Map<String, String> rows() {
         double seconds = last.elapsedMs() / 1000.0;
         Map<String, String> rows = new LinkedHashMap<>();
         rows.put("run", description + (stoppedEarly ? " (stopped before the queues drained)" : ""));
         rows.put("produced", last.produced() + rates(last.produced(), seconds, RateTimeline.Rates::input));
-        rows.put("shaped", last.shaped() + rates(last.shaped(), seconds, RateTimeline.Rates::shaped));
+        rows.put("shaped", last.shaped() + String.format(Locale.ROOT, " (%.1f/s on average, peak %d/s by release"
+                + " time)", average(last.shaped(), seconds), releasedPeak));
         rows.put("rejected", last.rejected() + (last.rejectedByReason().isEmpty() ? "" : " ("
-                + last.rejectedByReason().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                .collect(Collectors.joining(", ")) + ")"));
+                + last.rejectedByReason().entrySet().stream().map(e -> e.getKey() + " " + e.getValue()
+                        + stages(e.getKey())).collect(Collectors.joining(", ")) + ")"));
         rows.put("still queued", Long.toString(last.queueDepth()));
         rows.put("accounted for", accountedFor());
         rows.put("database rows", last.dbRows() + rates(last.dbRows(), seconds, RateTimeline.Rates::db)
@@ -75,10 +91,14 @@ record DemoSummary(String description, Sample last, RateTimeline timeline, Write
             rows.put("capacity fell", capacity.firstFellRow());
             rows.put("capacity recovered", capacity.recoveryRow(slowdown));
         }
-        int width = rows.keySet().stream().mapToInt(String::length).max().orElse(0);
-        StringBuilder table = new StringBuilder();
-        rows.forEach((name, value) -> table.append(String.format(Locale.ROOT, "%-" + width + "s  %s%n", name, value)));
-        return table.toString();
+        return rows;
+    }
+
+    /** How many of a reason's rejections were at arrival and how many while queued, for a reason given at both. */
+    private String stages(String reason) {
+        long whileQueued = last.rejectedWhileQueued().getOrDefault(reason, 0L);
+        return RejectionStage.bothPossible(reason) || whileQueued > 0 ? ": " + last.rejectedAtArrival(reason)
+                + " refused at arrival, " + whileQueued + " expired or cut while queued" : "";
     }
 
     /** Whether every produced record came out shaped or rejected, and every shaped one reached the database. */
@@ -98,7 +118,10 @@ record DemoSummary(String description, Sample last, RateTimeline timeline, Write
 
     private String rates(long count, double seconds, ToDoubleFunction<RateTimeline.Rates> rate) {
         double peak = timeline.rates().stream().mapToDouble(rate).max().orElse(0);
-        return String.format(Locale.ROOT, " (%.1f/s on average, peak %.0f/s)", seconds > 0 ? count / seconds : 0.0,
-                peak);
+        return String.format(Locale.ROOT, " (%.1f/s on average, peak %.0f/s)", average(count, seconds), peak);
+    }
+
+    private static double average(long count, double seconds) {
+        return seconds > 0 ? count / seconds : 0.0;
     }
 }

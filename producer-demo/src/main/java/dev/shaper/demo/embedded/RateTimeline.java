@@ -26,9 +26,17 @@ public final class RateTimeline {
 
     /**
      * What waits and what is refused, at one sample: the records produced but neither shaped nor rejected yet, and
-     * the rejections per second since the previous sample, by {@code shaper.reason}.
+     * the rejections per second since the previous sample, by {@code shaper.reason}, apart for those refused at
+     * arrival and those rejected after they had waited in a queue.
      */
-    public record Backlog(double atSeconds, long queued, SortedMap<String, Double> rejectedByReason) {
+    public record Backlog(double atSeconds, long queued, SortedMap<String, Double> rejectedAtArrival,
+                          SortedMap<String, Double> rejectedWhileQueued) {
+
+        /** The rejections per second of {@code reason} at {@code stage}, 0 for none. */
+        public double rejected(String reason, RejectionStage stage) {
+            return (stage == RejectionStage.AT_ARRIVAL ? rejectedAtArrival : rejectedWhileQueued)
+                    .getOrDefault(reason, 0.0);
+        }
     }
 
     private final List<Sample> samples = new ArrayList<>();
@@ -62,18 +70,27 @@ public final class RateTimeline {
         return rates;
     }
 
-    /** The queue depth and the rejections by reason at each sample, from the producer's start as {@link #rates()}. */
+    /**
+     * The queue depth and the rejections by reason and stage at each sample, from the producer's start as
+     * {@link #rates()}.
+     */
     public List<Backlog> backlog() {
         List<Backlog> backlog = new ArrayList<>();
         Sample previous = START;
         for (Sample sample : samples()) {
             double seconds = Math.max(1, sample.elapsedMs() - previous.elapsedMs()) / 1000.0;
-            SortedMap<String, Double> rejected = new TreeMap<>();
-            for (var reason : sample.rejectedByReason().entrySet()) {
-                long before = previous.rejectedByReason().getOrDefault(reason.getKey(), 0L);
-                rejected.put(reason.getKey(), (reason.getValue() - before) / seconds);
+            SortedMap<String, Double> atArrival = new TreeMap<>();
+            SortedMap<String, Double> whileQueued = new TreeMap<>();
+            for (String reason : sample.rejectedByReason().keySet()) {
+                atArrival.put(reason, (sample.rejectedAtArrival(reason) - previous.rejectedAtArrival(reason))
+                        / seconds);
+                long queued = sample.rejectedWhileQueued().getOrDefault(reason, 0L);
+                if (queued > 0) {
+                    whileQueued.put(reason, (queued - previous.rejectedWhileQueued().getOrDefault(reason, 0L))
+                            / seconds);
+                }
             }
-            backlog.add(new Backlog(sample.elapsedMs() / 1000.0, sample.queueDepth(), rejected));
+            backlog.add(new Backlog(sample.elapsedMs() / 1000.0, sample.queueDepth(), atArrival, whileQueued));
             previous = sample;
         }
         return backlog;

@@ -269,6 +269,17 @@ class CommandLineTest {
     }
 
     @Test
+    void shouldProduceLongerWithAdaptiveSoThatTheCapacityCanComeBack() {
+        DemoCommand fixed = parse("demo");
+        DemoCommand adaptive = parse("demo", "--adaptive", "--total-rate", "60");
+        DemoCommand given = parse("demo", "--adaptive", "--total-rate", "60", "--duration", "20s");
+
+        assertThat(fixed.settings().duration()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(adaptive.settings().duration()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(given.settings().duration()).isEqualTo(Duration.ofSeconds(20));
+    }
+
+    @Test
     void shouldTakeTheClosedLoopsOptionsWhenGiven() {
         DemoCommand demo = parse("demo", "--adaptive", "--total-rate", "60", "--min-rate", "6", "--target-latency",
                 "45ms", "--controller", "gradient");

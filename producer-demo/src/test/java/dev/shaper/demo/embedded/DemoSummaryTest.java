@@ -14,7 +14,7 @@ class DemoSummaryTest {
         Sample last = new Sample(10_000, 500, 400, new TreeMap<>(), 400);
         timeline.add(last);
         return new DemoSummary("bursts", last, timeline, new WriterStats(), new ReleaseWindows.Densest("k0", 21), 21,
-                allKeys, false).format();
+                allKeys, false, 98).format();
     }
 
     @Test
@@ -28,6 +28,13 @@ class DemoSummaryTest {
                 .containsPattern("densest second +43 rows of all keys released within one second \\(limit 43:"
                         + " capacity \\+5 %, one late release, one per task\\)\\n")
                 .doesNotContain("EXCEEDED");
+    }
+
+    @Test
+    void shouldGiveTheShapedPeakByReleaseTimeAsTheChartDraws() {
+        String table = summary(new DemoSummary.AllKeysSecond(0, 1, 75));
+
+        assertThat(table).containsPattern("shaped +400 \\(40.0/s on average, peak 98/s by release time\\)\n");
     }
 
     @Test
@@ -47,7 +54,7 @@ class DemoSummaryTest {
 
         // When
         String table = new DemoSummary("bursts", last, timeline, new WriterStats(), new ReleaseWindows.Densest("k0",
-                21), 21, new DemoSummary.AllKeysSecond(60, 63, 50), false, course, true).format();
+                21), 21, new DemoSummary.AllKeysSecond(60, 63, 50), false, course, true, 61).format();
 
         // Then
         assertThat(table).containsPattern("lowest capacity +21/s \\(35 % of the maximum 60/s\\) at 14 s\n")
@@ -58,13 +65,31 @@ class DemoSummaryTest {
     }
 
     @Test
+    void shouldSplitTheRejectionsOfAReasonGivenAtBothStagesIntoAtArrivalAndWhileQueued() {
+        // Given: 300 records rejected DELAY_EXCEEDED, 40 of them taken out of their queue; 5 QUEUE_FULL
+        RateTimeline timeline = new RateTimeline();
+        Sample last = new Sample(30_000, 905, 600, new TreeMap<>(java.util.Map.of("DELAY_EXCEEDED", 300L,
+                "QUEUE_FULL", 5L)), new TreeMap<>(java.util.Map.of("DELAY_EXCEEDED", 40L)), 600, Double.NaN);
+        timeline.add(last);
+
+        // When
+        DemoSummary summary = new DemoSummary("bursts", last, timeline, new WriterStats(),
+                new ReleaseWindows.Densest("k0", 21), 21, new DemoSummary.AllKeysSecond(0, 1, 50), false, 50);
+
+        // Then: the same row in the table and in the rows the chart's page shows
+        assertThat(summary.rows()).containsEntry("rejected", "305 (DELAY_EXCEEDED 300: 260 refused at arrival, 40"
+                + " expired or cut while queued, QUEUE_FULL 5)");
+        assertThat(summary.format()).containsPattern("rejected +305 \\(DELAY_EXCEEDED 300: 260 refused at arrival");
+    }
+
+    @Test
     void shouldSayWhatIsMissingWhenNotEveryRecordIsAccountedFor() {
         RateTimeline timeline = new RateTimeline();
         Sample last = new Sample(10_000, 500, 400, new TreeMap<>(), 390);
         timeline.add(last);
 
         String table = new DemoSummary("bursts", last, timeline, new WriterStats(), new ReleaseWindows.Densest("k0",
-                21), 21, new DemoSummary.AllKeysSecond(0, 1, 40), true).format();
+                21), 21, new DemoSummary.AllKeysSecond(0, 1, 40), true, 40).format();
 
         assertThat(table).containsPattern("accounted for +NOT ALL: 100 neither shaped nor rejected, 10 shaped but not"
                 + " in the database").doesNotContain("lowest capacity");
