@@ -41,7 +41,9 @@ public final class ShaperHeaders {
 
     /**
      * Added to shaped records that waited: milliseconds of wall-clock time the record spent queued. A record that
-     * passed at once carries none; read a missing header as 0.
+     * passed at once carries none; read a missing header as 0. Also added to rejected records that were taken out
+     * of their queue (expired, cut at a fall of the capacity, past their deadline, or unfit for the output when
+     * due): how long they waited before; a record refused at arrival carries none.
      */
     public static final String QUEUED_MS = "shaper.queued.ms";
 

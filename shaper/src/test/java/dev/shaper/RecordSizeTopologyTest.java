@@ -104,8 +104,8 @@ class RecordSizeTopologyTest {
                 shaper.advance(Duration.ofMillis(100));
             }
 
-            // Then: the second is rejected on release, without release headers, and without a source (the
-            // punctuation has none)
+            // Then: the second is rejected on release, with how long it waited but no release time, and without a
+            // source (the punctuation has none)
             assertThat(shaper.readShaped()).isEmpty();
             List<TestRecord<byte[], byte[]>> rejected = shaper.readRejected();
             assertThat(rejected).hasSize(1);
@@ -113,7 +113,8 @@ class RecordSizeTopologyTest {
             assertThat(header(rejected.get(0), ShaperHeaders.REASON)).isEqualTo("INVALID_TIMESTAMP");
             assertThat(header(rejected.get(0), ShaperHeaders.DETAIL)).contains("waited 50000 ms")
                     .contains("topic shaped's (100 s)");
-            assertThat(header(rejected.get(0), ShaperHeaders.QUEUED_MS)).isNull();
+            assertThat(header(rejected.get(0), ShaperHeaders.QUEUED_MS)).isEqualTo("50000");
+            assertThat(header(rejected.get(0), ShaperHeaders.RELEASED_MS)).isNull();
             assertThat(header(rejected.get(0), ShaperHeaders.SOURCE_TOPIC)).isNull();
             assertThat(shaper.metrics().registry().get("shaper.queue.records").gauge().value()).isZero();
         }

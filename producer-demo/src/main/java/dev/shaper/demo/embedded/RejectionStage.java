@@ -2,31 +2,20 @@ package dev.shaper.demo.embedded;
 
 import dev.shaper.RejectReason;
 import dev.shaper.ShaperHeaders;
-import java.util.List;
 import java.util.Set;
 
 /**
  * Where a rejected record was refused: when it arrived, or after it had waited in its key's queue. A
  * {@code DELAY_EXCEEDED} can be either: a record that would wait past {@code max.delay.ms} is refused at arrival,
  * and a queued one is rejected later when it waited past its bound anyway (a stall of the release) or when a fall of
- * the capacity left it no time to leave in. Both carry the same reason and a retry-after; what tells them apart is
- * the {@link ShaperHeaders#DETAIL} text, whose openings docs/how-it-works.md and docs/capacity.md quote: "expired
- * while queued", "taken out of its queue when the capacity ... shrank". The shaper writes no other marker, and the
- * demo does not need one: it only counts the two, it does not act on them.
+ * the capacity left it no time to leave in. The shaper marks the second kind: a record taken out of its queue
+ * carries {@link ShaperHeaders#QUEUED_MS}, how long it waited, and one refused at arrival carries none.
  */
 enum RejectionStage {
     /** Refused when it arrived: it never waited in a queue. */
     AT_ARRIVAL,
     /** Taken out of its key's queue after it had waited there: expired, or cut at a fall of the capacity. */
     WHILE_QUEUED;
-
-    /**
-     * How the shaper's details of a queued record's rejection begin: expired past {@code max.delay.ms}, cut at a fall
-     * of the capacity (as {@code DELAY_EXCEEDED} or {@code DEADLINE_EXCEEDED}), past its deadline, and a timestamp
-     * or a size the output no longer takes on release.
-     */
-    private static final List<String> WHILE_QUEUED_OPENINGS = List.of("expired while queued",
-            "taken out of its queue", "still queued at its deadline", "the record waited ");
 
     /** The reasons the shaper gives a record it takes out of a queue; every other reason is given at arrival. */
     private static final Set<String> WHILE_QUEUED_REASONS = Set.of(RejectReason.DELAY_EXCEEDED.name(),
@@ -38,18 +27,8 @@ enum RejectionStage {
         return WHILE_QUEUED_REASONS.contains(reason);
     }
 
-    /**
-     * The stage a rejected record's detail names; a record without a detail, or with one of any other wording, was
-     * refused at arrival (every other rejection happens there).
-     */
-    static RejectionStage ofDetail(String detail) {
-        if (detail != null) {
-            for (String opening : WHILE_QUEUED_OPENINGS) {
-                if (detail.startsWith(opening)) {
-                    return WHILE_QUEUED;
-                }
-            }
-        }
-        return AT_ARRIVAL;
+    /** The stage of a rejected record whose {@link ShaperHeaders#QUEUED_MS} is {@code queuedMs} (null: none). */
+    static RejectionStage ofQueuedMs(String queuedMs) {
+        return queuedMs == null ? AT_ARRIVAL : WHILE_QUEUED;
     }
 }

@@ -65,7 +65,7 @@ final class TopicMonitor implements AutoCloseable {
                         shaped.increment();
                         released.add(releasedMs(r));
                     } else {
-                        boolean queued = RejectionStage.ofDetail(text(r, ShaperHeaders.DETAIL))
+                        boolean queued = RejectionStage.ofQueuedMs(text(r, ShaperHeaders.QUEUED_MS))
                                 == RejectionStage.WHILE_QUEUED;
                         (queued ? rejectedWhileQueued : rejectedAtArrival)
                                 .computeIfAbsent(reason(r), k -> new LongAdder()).increment();

@@ -506,14 +506,23 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         Record<byte[], byte[]> shaped = new Record<>(key, queued.value(), queued.timestamp(), queued.headers());
         Refusal unfit = outputs.whyNotReleasable(shaped, wallNow, queued.enqueuedWallMs());
         if (unfit != null) {
-            shaped.headers().remove(ShaperHeaders.QUEUED_MS); // it was not released: no release headers
-            shaped.headers().remove(ShaperHeaders.RELEASED_MS);
+            shaped.headers().remove(ShaperHeaders.RELEASED_MS); // it was not released; it did wait
             reject(shaped, unfit);
             counts.dequeuedToRejected(storedBytes);
             return;
         }
         context.forward(shaped, settings.shapedChild());
         counts.released(wallNow, waitedMs, storedBytes);
+    }
+
+    /**
+     * {@code record} with {@link ShaperHeaders#QUEUED_MS}, how long {@code queued} waited in its queue: a record
+     * rejected after waiting says so, and one refused at arrival carries none.
+     */
+    private static Record<byte[], byte[]> waited(Record<byte[], byte[]> record, QueuedRecord queued, long wallNow) {
+        HeaderValues.set(record.headers(), ShaperHeaders.QUEUED_MS,
+                Long.toString(Math.max(0, wallNow - queued.enqueuedWallMs())));
+        return record;
     }
 
     /**
@@ -530,7 +539,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
      * deadline, goes to the rejected topic.
      */
     private void rejectExpired(byte[] key, QueuedRecord queued, long storedBytes, long wallNow) {
-        Record<byte[], byte[]> expired = new Record<>(key, queued.value(), queued.timestamp(), queued.headers());
+        Record<byte[], byte[]> expired = waited(new Record<>(key, queued.value(), queued.timestamp(),
+                queued.headers()), queued, wallNow);
         if (wallNow > queued.deadlineMs()) {
             reject(expired, new Refusal(RejectReason.DEADLINE_EXCEEDED, "still queued at its deadline "
                     + queued.deadlineMs() + " (" + ShaperHeaders.DEADLINE_MS + "), " + (wallNow - queued.deadlineMs())
@@ -599,8 +609,8 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         void reject(long now, long wallNow, double rate) {
             for (Cut c : cut) {
                 QueuedRecord queued = c.queued();
-                Record<byte[], byte[]> record = new Record<>(c.key(), queued.value(), queued.timestamp(),
-                        queued.headers());
+                Record<byte[], byte[]> record = waited(new Record<>(c.key(), queued.value(), queued.timestamp(),
+                        queued.headers()), queued, wallNow);
                 String why = "taken out of its queue when the capacity or this partition's part of it shrank: at " + String.format(Locale.ROOT, "%.1f", rate) + "/s, the rate this"
                         + " partition's backlog drains at now, it would have been released at about "
                         + c.expectedWallMs() + ", " + (c.expectedWallMs() - c.latestWallMs()) + " ms after ";
