@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
 /**
  * The {@code producer-demo} command line: {@code produce}, {@code db-writer}, {@code demo} and {@code broker}.
  * Usage errors exit with 2 and name the option; failures of the world outside (a broker or database that refuses) exit
- * with 1 and a one-line message, no broker answering at the bootstrap address within 15 s with 4; none prints a
+ * with 1 and a one-line message, no broker answering at the bootstrap address within 10 s with 4; none prints a
  * stack trace.
  */
 @Command(name = "producer-demo", mixinStandardHelpOptions = true,

@@ -20,7 +20,7 @@ import org.apache.kafka.common.KafkaException;
 public final class BrokerCheck {
 
     /** How long a command waits for a broker to answer before it gives up. */
-    public static final Duration WAIT = Duration.ofSeconds(15);
+    public static final Duration WAIT = Duration.ofSeconds(10);
 
     private BrokerCheck() {
     }

@@ -94,7 +94,7 @@ class CommandLineIT {
     }
 
     @Test
-    void shouldSayInOneLineWithinFifteenSecondsThatNoBrokerAnswers() throws Exception {
+    void shouldSayInOneLineWithinTenSecondsThatNoBrokerAnswers() throws Exception {
         String address = "127.0.0.1:" + closedPort();
 
         Started listing = start("rules", "list", "--bootstrap-servers", address);
@@ -108,13 +108,13 @@ class CommandLineIT {
             assertThat(command.exitCode()).isEqualTo(CommandLines.EXIT_KAFKA);
             assertThat(command.out()).isEmpty();
             assertThat(command.errLines()).singleElement().asString()
-                    .contains("no broker answers at " + address + " within 15 s");
+                    .contains("no broker answers at " + address + " within 10 s");
         }
         assertThat(start.exitCode()).isEqualTo(CommandLines.EXIT_KAFKA);
         assertThat(start.errLines()).singleElement().asString()
-                .contains("no broker answers at " + address + " within 15 s");
+                .contains("no broker answers at " + address + " within 10 s");
         for (Run command : List.of(list, create, start)) {
-            // 15 s of waiting, and a JVM's start
+            // 10 s of waiting, and a JVM's start (three at once, on a machine the suite keeps busy)
             assertThat(command.elapsedMs()).isLessThan(20_000);
         }
     }
