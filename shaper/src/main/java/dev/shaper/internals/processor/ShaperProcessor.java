@@ -194,6 +194,12 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        take(record);
+        queues.writeAheadIfDue(); // between records: both stores written together, if at all
+    }
+
+    /** What becomes of one input record: passed, queued or rejected. */
+    private void take(Record<byte[], byte[]> record) {
         long wallNow = context.currentSystemTimeMs();
         String closed = inputGate.closedBecause();
         if (closed != null) {
@@ -427,6 +433,11 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
 
     /** The punctuator: releases the queued records that have fallen due, as their keys' rules and the total cap allow. */
     private void release(long wallNow) {
+        releaseDue(wallNow);
+        queues.writeAheadIfDue(); // after the tick's scans and steps: both stores written together, if at all
+    }
+
+    private void releaseDue(long wallNow) {
         long lateNanos = (wallNow - lastTickWallMs - tickMs) * 1_000_000L;
         // What a tick this late keeps back beyond what the release makes up at once (its routine lateness, and the
         // step the total rate serves whole)
@@ -674,8 +685,10 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             }
             ReleaseWindow window = entry.releases();
             if (window == null) {
-                // Queued before a restart, or its entry left memory: what it released meanwhile is not known.
-                window = ReleaseWindow.assumingFullRate(rule.ratePerSecond(), wallNow);
+                // Queued before a restart, or its entry left memory: what it released before is not known. Assumed
+                // at full rate up to its last release, not up to now: an entry that leaves memory between two ticks
+                // (more keys queued than the instance keeps states of) would otherwise be held back at every tick.
+                window = ReleaseWindow.assumingFullRate(rule.ratePerSecond(), lastReleaseWallMs(entry.state(), rule));
                 entry.releases(window);
             }
             if (!window.allows(wallNow, ReleasePace.maxInOneSecond(rule.ratePerSecond()))) {
@@ -685,6 +698,20 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             // before it; the window keeps that, and any time made up, within rate + 1 a second.
             return LeakyBucket.release(entry.state(), rule, now, dueNanos, tickNanos,
                     stalls.routineLateNanos(), catchUpMaxNanos, cost);
+        }
+
+        /**
+         * When the key released last, as far as its state tells, in wall-clock time: its release schedule's next
+         * slot less the shortest step between two of its releases, and never later than now. The virtual clock lags
+         * the wall clock by what stalls it did not make up, which only moves the estimate later (more cautious).
+         */
+        private long lastReleaseWallMs(KeyState state, ShapingRule rule) {
+            long lastNanos = state.releaseTatNanos() - ReleasePace.catchUpIntervalNanos(rule, 1);
+            long longAgoNanos = now - 2 * ReleaseWindow.WINDOW_MS * 1_000_000L;
+            if (state.releaseTatNanos() == Long.MIN_VALUE || lastNanos < longAgoNanos) {
+                return wallNow - 2 * ReleaseWindow.WINDOW_MS; // long enough ago that no assumed release counts
+            }
+            return wallNow - Math.max(0, now - lastNanos) / 1_000_000L;
         }
 
         @Override

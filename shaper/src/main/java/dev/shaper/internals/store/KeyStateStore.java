@@ -41,6 +41,8 @@ public final class KeyStateStore extends WriteBehindStore {
     private final KeyCache cache;
     private final IdleSweeper sweeper;
     private final KeyEntry.ChangeListener changes = this::firstChange;
+    /** The changed states passed the store's share of the bound: to be written at the next safe point. */
+    private boolean writeAheadDue;
 
     /** @param budget the bound on the slots in memory, shared with the instance's other key-state stores */
     public KeyStateStore(KeyValueStore<Bytes, byte[]> inner, StateCacheBudget budget) {
@@ -111,14 +113,26 @@ public final class KeyStateStore extends WriteBehindStore {
     }
 
     /**
-     * Lists a changed entry for the commit, and writes ahead of the commit once the changed entries pass the store's
-     * share of the bound: changed entries cannot be dropped, and this keeps them bounded however long the commit
-     * interval.
+     * Lists a changed entry for the commit, and notes that a write ahead of the commit is due once the changed entries
+     * pass the store's share of the bound: changed entries cannot be dropped, and writing them early keeps them
+     * bounded however long the commit interval. The write itself waits for {@link #writeAhead}, which the task's
+     * queues call where the schedule store can be written first ({@link TaskQueues#writeAheadIfDue}): a state written
+     * alone could count records its schedule does not hold yet, or no longer count records it still holds.
      */
     private void firstChange(KeyEntry entry) {
         if (cache.addChanged(entry)) {
-            writeBuffer();
+            writeAheadDue = true;
         }
+    }
+
+    /** Whether the changed states have passed the store's share of the bound since the last write. */
+    public boolean writeAheadDue() {
+        return writeAheadDue;
+    }
+
+    /** Writes the changed states now, ahead of the commit: see {@link #firstChange}. */
+    public void writeAhead() {
+        writeBuffer();
     }
 
     /** A key with no slot: its state is read from the inner store once, then kept in a new slot. */
@@ -140,6 +154,7 @@ public final class KeyStateStore extends WriteBehindStore {
      */
     @Override
     protected void writeBuffer() {
+        writeAheadDue = false;
         long now = clock.now();
         List<KeyEntry> changed = cache.changed();
         List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(changed.size() + 1);
@@ -178,6 +193,7 @@ public final class KeyStateStore extends WriteBehindStore {
 
     @Override
     protected void discardBuffer() {
+        writeAheadDue = false;
         cache.clear(); // the slots' share of the bound goes back to the instance's other stores
         stored.reset(); // the inner store holds what was restored, which no slot knows of
         clock.discard();

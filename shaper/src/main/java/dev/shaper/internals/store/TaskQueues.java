@@ -607,6 +607,21 @@ public final class TaskQueues {
         return waitingRates.fastest();
     }
 
+    /**
+     * Writes the key states ahead of the commit if their store asks to (its changed states passed its share of the
+     * instance's bound), and the schedule's pending records and removals first, so that under at-least-once what
+     * reaches RocksDB and the changelogs before a commit (and is restored after a crash) holds both sides of every
+     * change: never a state counting a record its schedule lacks, nor a schedule holding a record its state no
+     * longer counts. Call it between records and ticks, never within a scan or a step that takes records out and
+     * puts them back.
+     */
+    public void writeAheadIfDue() {
+        if (keyStates.writeAheadDue()) {
+            schedule.flushCache();
+            keyStates.writeAhead();
+        }
+    }
+
     /** At the start of a tick: the virtual time now, saved with the states it counts in. */
     public void startTick(long nowNanos) {
         keyStates.setVirtualNow(nowNanos);
