@@ -1,11 +1,11 @@
 package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionController;
-import dev.shaper.internals.admission.DaemonThreadScheduler;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RulesFile;
+import dev.shaper.internals.scheduling.DaemonThreadScheduler;
 import dev.shaper.internals.wiring.TopologyWiring;
 import java.util.List;
 import org.apache.kafka.streams.Topology;

@@ -1,18 +1,18 @@
 package dev.shaper.testsupport;
 
-import dev.shaper.internals.admission.AdmissionScheduler;
+import dev.shaper.internals.scheduling.BackgroundScheduler;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.PriorityQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * An {@link AdmissionScheduler} on a clock that moves only when the test advances it. The periodic work runs on
+ * An {@link BackgroundScheduler} on a clock that moves only when the test advances it. The periodic work runs on
  * the test's thread, each run at its due time on that clock, which is also the clock to give the admission
  * ({@link #nanoTime}): a test advances time instead of sleeping. Work handed over with {@link #execute} (by the
  * Redis client's I/O thread when it reconnects, say) waits for the next {@link #runDue} or {@link #advance}.
  */
-public final class ManualScheduler implements AdmissionScheduler {
+public final class ManualScheduler implements BackgroundScheduler {
 
     /** A run of a task; {@code delayNanos} is 0 for a task that runs once. */
     private record Run(long dueNanos, long sequence, Runnable task, long delayNanos) {

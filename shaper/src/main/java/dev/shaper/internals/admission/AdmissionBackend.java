@@ -1,5 +1,7 @@
 package dev.shaper.internals.admission;
 
+import dev.shaper.internals.redis.RedisUnavailableException;
+
 /**
  * One way of making admission decisions: in-process state ({@link LocalBackend}), a call to the shared state in
  * Redis per record ({@link StrictRedisBackend}), or local mirrors of the shared state reconciled with Redis

@@ -1,5 +1,9 @@
 package dev.shaper.internals.admission;
 
+import dev.shaper.internals.redis.RedisCallObserver;
+import dev.shaper.internals.redis.RedisFailure;
+import dev.shaper.internals.redis.RedisUnavailableException;
+import dev.shaper.internals.scheduling.BackgroundScheduler;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,7 +18,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On a Redis error or timeout the controller switches to local buckets, whose rate and burst are the
  * rule's divided by the number of live shaper instances, so that the global limit roughly holds through an
- * outage. The background work ({@link AdmissionScheduler}) pings Redis every ping interval while it is down and
+ * outage. The background work ({@link BackgroundScheduler}) pings Redis every ping interval while it is down and
  * switches back when it answers, and runs the batched mode's sync. Each decision is made by the backend in
  * force ({@link AdmissionBackend}); the controller only switches between Redis and the local fallback.
  *
@@ -42,7 +46,7 @@ public final class AdmissionController implements AutoCloseable {
     /** Null without Redis. */
     private final RedisBackend shared;
     private final Duration pingInterval;
-    private final AdmissionScheduler background;
+    private final BackgroundScheduler background;
     private final LongSupplier nanoTime;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean onRedis = new AtomicBoolean();
@@ -73,20 +77,20 @@ public final class AdmissionController implements AutoCloseable {
      * @param nanoTime      the clock of the local buckets and the mirrors, in nanoseconds
      */
     public AdmissionController(RedisTokenBuckets redis, AdmissionMode mode, Duration syncInterval,
-                               Duration pingInterval, IntSupplier liveInstances, AdmissionScheduler background,
+                               Duration pingInterval, IntSupplier liveInstances, BackgroundScheduler background,
                                LongSupplier nanoTime) {
         this(redis, mode, syncInterval, pingInterval, liveInstances, 1, background, nanoTime);
     }
 
     /**
      * Like {@link #AdmissionController(RedisTokenBuckets, AdmissionMode, Duration, Duration, IntSupplier,
-     * AdmissionScheduler, LongSupplier)}, with the local fallback dividing each rule by
+     * BackgroundScheduler, LongSupplier)}, with the local fallback dividing each rule by
      * {@code instancesBeforeCount} until the first count of the live instances succeeds: the most that can be
      * admitting at once (the input partitions), so that no start on local buckets admits above a limit.
      */
     public AdmissionController(RedisTokenBuckets redis, AdmissionMode mode, Duration syncInterval,
                                Duration pingInterval, IntSupplier liveInstances, int instancesBeforeCount,
-                               AdmissionScheduler background, LongSupplier nanoTime) {
+                               BackgroundScheduler background, LongSupplier nanoTime) {
         this.redis = redis;
         this.mode = mode;
         this.liveInstances = new LiveInstances(liveInstances, instancesBeforeCount);

@@ -1,5 +1,6 @@
 package dev.shaper.internals.admission;
 
+import dev.shaper.internals.redis.RedisUnavailableException;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 

@@ -1,5 +1,10 @@
 package dev.shaper.internals.admission;
 
+import dev.shaper.internals.redis.RedisCallObserver;
+import dev.shaper.internals.redis.RedisClients;
+import dev.shaper.internals.redis.RedisFailure;
+import dev.shaper.internals.redis.RedisScript;
+import dev.shaper.internals.redis.RedisUnavailableException;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -86,15 +91,6 @@ public final class RedisTokenBuckets implements AutoCloseable {
             }
         });
         onConnected(() -> reconnectFailure = null);
-    }
-
-    /**
-     * How often Lettuce retries a lost connection, for a monitor that pings every {@code pingInterval}: a fifth
-     * of it, so that a Redis that is back is connected again well before the next ping, and admission is back
-     * on Redis within two ping intervals.
-     */
-    public static Duration reconnectDelayFor(Duration pingInterval) {
-        return pingInterval.dividedBy(5);
     }
 
     /**

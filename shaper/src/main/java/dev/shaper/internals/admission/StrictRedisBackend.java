@@ -1,5 +1,7 @@
 package dev.shaper.internals.admission;
 
+import dev.shaper.internals.redis.RedisUnavailableException;
+
 /**
  * The strict mode: each decision is one call to the key's shared state in Redis, exact and shared with any service
  * that runs the same script: one token bucket, or for any other policy one script call for all of the key's limits.

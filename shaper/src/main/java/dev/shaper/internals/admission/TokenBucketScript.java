@@ -1,5 +1,6 @@
 package dev.shaper.internals.admission;
 
+import dev.shaper.internals.redis.RedisScript;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package dev.shaper.internals.capacity;
 
-import dev.shaper.internals.admission.AdmissionScheduler;
-import dev.shaper.internals.admission.RedisUnavailableException;
+import dev.shaper.internals.redis.RedisUnavailableException;
+import dev.shaper.internals.scheduling.BackgroundScheduler;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -39,7 +39,7 @@ public final class CapacityCoordinator implements AutoCloseable {
     private final CapacityPool pool;
     private final CapacityLeases leases;
     private final Duration lease;
-    private final AdmissionScheduler scheduler;
+    private final BackgroundScheduler scheduler;
     private final LongSupplier nanoTime;
     private final AtomicLong renewals = new AtomicLong();
     private final AtomicLong failedRenewals = new AtomicLong();
@@ -56,7 +56,7 @@ public final class CapacityCoordinator implements AutoCloseable {
      * @param scheduler runs the renewals; closed with this coordinator
      * @param nanoTime  the clock the lease is timed by
      */
-    public CapacityCoordinator(CapacityPool pool, CapacityLeases leases, Duration lease, AdmissionScheduler scheduler,
+    public CapacityCoordinator(CapacityPool pool, CapacityLeases leases, Duration lease, BackgroundScheduler scheduler,
                                LongSupplier nanoTime) {
         this.pool = pool;
         this.leases = leases;

@@ -1,6 +1,6 @@
 package dev.shaper.internals.capacity;
 
-import dev.shaper.internals.admission.RedisScript;
+import dev.shaper.internals.redis.RedisScript;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;

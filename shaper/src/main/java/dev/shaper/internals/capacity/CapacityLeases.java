@@ -1,6 +1,6 @@
 package dev.shaper.internals.capacity;
 
-import dev.shaper.internals.admission.RedisUnavailableException;
+import dev.shaper.internals.redis.RedisUnavailableException;
 import java.util.Collection;
 
 /**

@@ -1,7 +1,7 @@
 package dev.shaper.internals.capacity;
 
-import dev.shaper.internals.admission.RedisScriptRunner;
-import dev.shaper.internals.admission.RedisUnavailableException;
+import dev.shaper.internals.redis.RedisScriptRunner;
+import dev.shaper.internals.redis.RedisUnavailableException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;

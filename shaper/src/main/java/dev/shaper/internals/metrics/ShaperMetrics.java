@@ -2,12 +2,12 @@ package dev.shaper.internals.metrics;
 
 import dev.shaper.RejectReason;
 import dev.shaper.internals.admission.AdmissionController;
-import dev.shaper.internals.admission.RedisFailure;
 import dev.shaper.internals.capacity.CapacityCoordinator;
 import dev.shaper.internals.capacity.CapacityPool;
 import dev.shaper.internals.capacity.adaptive.CapacityDecision;
 import dev.shaper.internals.capacity.adaptive.ClosedLoop;
 import dev.shaper.internals.capacity.adaptive.FeedbackListener;
+import dev.shaper.internals.redis.RedisFailure;
 import dev.shaper.internals.rules.RulesTopicReader;
 import dev.shaper.internals.store.StateCacheBudget;
 import io.micrometer.core.instrument.Counter;

@@ -2,8 +2,9 @@ package dev.shaper.internals.wiring;
 
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
-import dev.shaper.internals.admission.DaemonThreadScheduler;
 import dev.shaper.internals.admission.RedisTokenBuckets;
+import dev.shaper.internals.redis.RedisClients;
+import dev.shaper.internals.scheduling.DaemonThreadScheduler;
 import java.time.Duration;
 import java.util.function.IntSupplier;
 
@@ -24,7 +25,7 @@ public final class AdmissionWiring {
         String uri = config.redisUri();
         Duration ping = config.redisPingInterval();
         RedisTokenBuckets redis = uri == null ? null
-                : new RedisTokenBuckets(uri, config.redisTimeout(), RedisTokenBuckets.reconnectDelayFor(ping),
+                : new RedisTokenBuckets(uri, config.redisTimeout(), RedisClients.reconnectDelayFor(ping),
                         config.redisTlsCaFile());
         return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
                 liveInstances, inputPartitions, new DaemonThreadScheduler("shaper-admission"), System::nanoTime);

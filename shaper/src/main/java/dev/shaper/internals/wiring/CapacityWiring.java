@@ -1,8 +1,6 @@
 package dev.shaper.internals.wiring;
 
 import dev.shaper.ShaperConfig;
-import dev.shaper.internals.admission.DaemonThreadScheduler;
-import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.internals.capacity.CapacityCoordinator;
 import dev.shaper.internals.capacity.CapacityHolding;
 import dev.shaper.internals.capacity.CapacityPool;
@@ -14,6 +12,8 @@ import dev.shaper.internals.capacity.adaptive.ClosedLoop;
 import dev.shaper.internals.capacity.adaptive.FeedbackListener;
 import dev.shaper.internals.capacity.adaptive.RedisCapacityDecisions;
 import dev.shaper.internals.capacity.adaptive.StartupWarmUp;
+import dev.shaper.internals.redis.RedisClients;
+import dev.shaper.internals.scheduling.DaemonThreadScheduler;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -109,7 +109,7 @@ public final class CapacityWiring {
             }
             CapacityPool pool = new CapacityPool(config.totalRate(), inputPartitions);
             String uri = config.redisUri();
-            Duration reconnectDelay = RedisTokenBuckets.reconnectDelayFor(config.redisPingInterval());
+            Duration reconnectDelay = RedisClients.reconnectDelayFor(config.redisPingInterval());
             CapacityCoordinator coordinator = null;
             if (uri != null) {
                 RedisCapacityLeases leases = new RedisCapacityLeases(uri, config.redisTimeout(), reconnectDelay,

@@ -1,5 +1,6 @@
 package dev.shaper.internals.admission;
 
+import dev.shaper.internals.redis.RedisClients;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -86,7 +87,7 @@ class AdmissionControllerIT {
     /** A started controller, as ShaperApplication makes it, on the test's scheduler and clock. */
     private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout, Duration sync,
                                            int liveInstances) {
-        RedisTokenBuckets redis = new RedisTokenBuckets(uri, timeout, RedisTokenBuckets.reconnectDelayFor(PING));
+        RedisTokenBuckets redis = new RedisTokenBuckets(uri, timeout, RedisClients.reconnectDelayFor(PING));
         AdmissionController controller = new AdmissionController(redis, mode, sync, PING, () -> liveInstances,
                 scheduler, scheduler::nanoTime);
         resources.add(controller);
@@ -313,7 +314,7 @@ class AdmissionControllerIT {
         System.out.printf("Admission: failover took %.1f ms; back on Redis %.1f ms after it answered again"
                 + " (ping interval %d ms, reconnect delay %d ms)%n", failoverNanos / 1e6,
                 (System.nanoTime() - realStart) / 1e6, PING.toMillis(),
-                RedisTokenBuckets.reconnectDelayFor(PING).toMillis());
+                RedisClients.reconnectDelayFor(PING).toMillis());
         assertThat(backNanos).as("on the scheduler's clock").isLessThanOrEqualTo(PING.multipliedBy(2).toNanos());
 
         // The restarted Redis is empty, but "k" spent its local bucket: its shared bucket holds what the two

@@ -1,5 +1,6 @@
 package dev.shaper.internals.admission;
 
+import dev.shaper.internals.redis.RedisClients;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -56,7 +57,7 @@ class AdmissionLimitsControllerIT {
         if (server == null) {
             server = RedisServer.start();
         }
-        RedisTokenBuckets redis = new RedisTokenBuckets(server.uri(), TIMEOUT, RedisTokenBuckets.reconnectDelayFor(PING));
+        RedisTokenBuckets redis = new RedisTokenBuckets(server.uri(), TIMEOUT, RedisClients.reconnectDelayFor(PING));
         AdmissionController controller = new AdmissionController(redis, mode, SYNC, PING, () -> 1, scheduler,
                 scheduler::nanoTime);
         resources.add(controller);

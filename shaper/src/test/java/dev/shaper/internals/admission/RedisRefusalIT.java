@@ -1,11 +1,11 @@
 package dev.shaper.internals.admission;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
-
 import ch.qos.logback.classic.Level;
 import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.internals.redis.RedisClients;
+import dev.shaper.internals.redis.RedisFailure;
+import dev.shaper.internals.redis.RedisUnavailableException;
 import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.CapturedLog;
 import dev.shaper.testsupport.ManualScheduler;
@@ -26,6 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * A Redis that answers but refuses the shaper (wrong or missing credentials, an untrusted TLS certificate) is
@@ -59,7 +61,7 @@ class RedisRefusalIT {
     }
 
     private AdmissionController controller(String uri, Path trustedCas) {
-        RedisTokenBuckets redis = new RedisTokenBuckets(uri, TIMEOUT, RedisTokenBuckets.reconnectDelayFor(PING),
+        RedisTokenBuckets redis = new RedisTokenBuckets(uri, TIMEOUT, RedisClients.reconnectDelayFor(PING),
                 trustedCas);
         AdmissionController controller = new AdmissionController(redis, AdmissionMode.STRICT, Duration.ofMillis(50),
                 PING, () -> 1, scheduler, scheduler::nanoTime);

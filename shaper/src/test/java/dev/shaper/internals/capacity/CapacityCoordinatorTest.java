@@ -2,7 +2,7 @@ package dev.shaper.internals.capacity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shaper.internals.admission.RedisUnavailableException;
+import dev.shaper.internals.redis.RedisUnavailableException;
 import dev.shaper.testsupport.ManualScheduler;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.shaper.internals.capacity.adaptive;
 
-import dev.shaper.internals.admission.RedisScript;
 import dev.shaper.internals.capacity.adaptive.CapacityDecision.Reason;
+import dev.shaper.internals.redis.RedisScript;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 

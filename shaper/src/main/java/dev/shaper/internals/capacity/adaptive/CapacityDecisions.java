@@ -1,7 +1,7 @@
 package dev.shaper.internals.capacity.adaptive;
 
-import dev.shaper.internals.admission.RedisUnavailableException;
 import dev.shaper.internals.capacity.adaptive.CapacityDecision.Reason;
+import dev.shaper.internals.redis.RedisUnavailableException;
 
 /**
  * Where the instances of one application agree on one capacity ({@link RedisCapacityDecisions} in production): each

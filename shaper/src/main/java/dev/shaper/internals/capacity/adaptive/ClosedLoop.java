@@ -1,8 +1,8 @@
 package dev.shaper.internals.capacity.adaptive;
 
-import dev.shaper.internals.admission.AdmissionScheduler;
-import dev.shaper.internals.admission.RedisUnavailableException;
 import dev.shaper.internals.capacity.adaptive.CapacityDecision.Reason;
+import dev.shaper.internals.redis.RedisUnavailableException;
+import dev.shaper.internals.scheduling.BackgroundScheduler;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.DoubleConsumer;
@@ -66,7 +66,7 @@ public final class ClosedLoop implements AutoCloseable {
     private final AdaptiveCapacity adaptive;
     private final CapacityDecisions decisions;
     private final DoubleConsumer apply;
-    private final AdmissionScheduler scheduler;
+    private final BackgroundScheduler scheduler;
     private final LongSupplier clockMs;
     private final String instanceId;
     /**
@@ -89,7 +89,7 @@ public final class ClosedLoop implements AutoCloseable {
      * @param instanceId this instance's name in the decision
      */
     public ClosedLoop(AdaptiveCapacity adaptive, CapacityDecisions decisions, DoubleConsumer apply,
-                      AdmissionScheduler scheduler, LongSupplier clockMs, String instanceId) {
+                      BackgroundScheduler scheduler, LongSupplier clockMs, String instanceId) {
         this.adaptive = adaptive;
         this.decisions = decisions;
         this.apply = apply;

@@ -1,4 +1,4 @@
-package dev.shaper.internals.admission;
+package dev.shaper.internals.redis;
 
 /** Redis did not answer in time, refused the connection or failed the command; admission falls back to local. */
 public final class RedisUnavailableException extends Exception {

@@ -1,13 +1,14 @@
-package dev.shaper.internals.admission;
+package dev.shaper.internals.scheduling;
 
 import java.time.Duration;
 
 /**
- * Runs the admission's background work: the Redis pings, the batched sync, the eviction of full local buckets
- * and the count of live instances. In production that is one daemon thread ({@link DaemonThreadScheduler}); tests pass
- * a scheduler whose clock they advance, so that no test waits for a period to pass.
+ * Runs background work off the stream threads: the admission's Redis pings, batched sync, eviction of full local
+ * buckets and count of live instances; the capacity's lease renewals and closed-loop decisions. In production that is
+ * one daemon thread per user ({@link DaemonThreadScheduler}); tests pass a scheduler whose clock they advance, so that
+ * no test waits for a period to pass.
  */
-public interface AdmissionScheduler extends AutoCloseable {
+public interface BackgroundScheduler extends AutoCloseable {
 
     /** Runs {@code task} after {@code initialDelay}, then {@code delay} after each run ends, until closed. */
     void scheduleWithFixedDelay(Runnable task, Duration initialDelay, Duration delay);

@@ -1,4 +1,4 @@
-package dev.shaper.internals.admission;
+package dev.shaper.internals.scheduling;
 
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -6,8 +6,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-/** The production {@link AdmissionScheduler}: one daemon thread, so that admission never keeps a JVM alive. */
-public final class DaemonThreadScheduler implements AdmissionScheduler {
+/** The production {@link BackgroundScheduler}: one daemon thread, so that admission never keeps a JVM alive. */
+public final class DaemonThreadScheduler implements BackgroundScheduler {
 
     /** How long {@link #close} waits for a running task, e.g. a ping or a sync. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);

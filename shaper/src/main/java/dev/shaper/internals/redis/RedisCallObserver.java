@@ -1,4 +1,4 @@
-package dev.shaper.internals.admission;
+package dev.shaper.internals.redis;
 
 /** Told of every Redis call the admission makes and how long it took, failed calls included (for metrics). */
 @FunctionalInterface

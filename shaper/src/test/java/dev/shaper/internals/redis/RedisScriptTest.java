@@ -1,4 +1,4 @@
-package dev.shaper.internals.admission;
+package dev.shaper.internals.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.shaper.internals.admission;
+package dev.shaper.internals.redis;
 
 import java.util.Locale;
 import javax.net.ssl.SSLException;

@@ -1,4 +1,4 @@
-package dev.shaper.internals.admission;
+package dev.shaper.internals.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -18,6 +18,15 @@ import java.util.concurrent.TimeUnit;
  * connection), reconnects at a fixed delay, and TLS with an optional file of trusted certificate authorities.
  */
 public final class RedisClients {
+
+    /**
+     * How often Lettuce retries a lost connection, for a monitor that pings every {@code pingInterval}: a fifth
+     * of it, so that a Redis that is back is connected again well before the next ping, and admission is back
+     * on Redis within two ping intervals.
+     */
+    public static Duration reconnectDelayFor(Duration pingInterval) {
+        return pingInterval.dividedBy(5);
+    }
 
     /**
      * A client and the resources it owns; close it once its connections are no longer needed.

@@ -1,4 +1,4 @@
-package dev.shaper.internals.admission;
+package dev.shaper.internals.redis;
 
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;

@@ -1,4 +1,4 @@
-package dev.shaper.internals.admission;
+package dev.shaper.internals.redis;
 
 import java.io.IOException;
 import java.io.InputStream;
