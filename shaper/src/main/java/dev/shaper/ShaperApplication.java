@@ -19,6 +19,7 @@ import dev.shaper.internals.kafka.StartupTopics;
 import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
+import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.internals.rules.LiveRules;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RuleSet;
@@ -81,13 +82,17 @@ public final class ShaperApplication {
     private final InputPartitionWatch inputWatch;
     private final OutputTopicsWatch outputWatch;
     private final StopRequest stop;
+    /** The instance's Redis client, admission's and the capacity's; null without {@code shaper.redis.uri}. */
+    private final RedisClients.Client redis;
     private boolean closed;
 
     private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
                               LiveInstanceCounter instances, CapacityWiring.Capacity capacity, ShaperMetrics metrics,
                               StreamsHealth health, OperationsServer http, RulesTopicReader rulesReader,
-                              InputPartitionWatch inputWatch, OutputTopicsWatch outputWatch, StopRequest stop) {
+                              InputPartitionWatch inputWatch, OutputTopicsWatch outputWatch, StopRequest stop,
+                              RedisClients.Client redis) {
         this.config = config;
+        this.redis = redis;
         this.stop = stop;
         this.streams = streams;
         this.admission = admission;
@@ -238,7 +243,9 @@ public final class ShaperApplication {
         RulesTopicReader rulesReader = null;
         InputPartitionWatch inputWatch = null;
         OutputTopicsWatch outputWatch = null;
+        RedisClients.Client redis = null;
         try {
+            redis = AdmissionWiring.redisClient(config); // one per instance: admission's and the capacity's
             inputWatch = InputPartitionWatch.start(adminConfig(streamsProps), config.inputTopic(), partitions,
                     streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG));
             LiveRules liveRules = LiveRules.fixed(fileRules);
@@ -266,10 +273,11 @@ public final class ShaperApplication {
                 instances = new LiveInstanceCounter(adminConfig(streamsProps),
                         streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
                         config.redisTimeout().multipliedBy(20));
-                admission = AdmissionWiring.forConfig(config, instances, partitions);
+                admission = AdmissionWiring.forConfig(config, redis, instances, partitions);
             }
-            capacity = CapacityWiring.forConfig(config, streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
-                    partitions, clientConfig(streamsProps, ConsumerConfig.configNames()));
+            capacity = CapacityWiring.forConfig(config, redis,
+                    streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG), partitions,
+                    clientConfig(streamsProps, ConsumerConfig.configNames()));
             if (capacity.coordinator() != null) {
                 metrics.bindCapacityCoordinator(capacity.coordinator());
             }
@@ -308,14 +316,14 @@ public final class ShaperApplication {
                 }
             }
             return new ShaperApplication(config, streams, admission, instances, capacity, metrics, health, http,
-                    rulesReader, inputWatch, outputWatch, stop);
+                    rulesReader, inputWatch, outputWatch, stop, redis);
         } catch (RuntimeException e) {
             // Nothing started yet, but threads and connections exist: release them before reporting the error.
             if (streams != null) {
                 streams.close(CLOSE_TIMEOUT);
             }
             releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch,
-                    outputWatch);
+                    outputWatch, redis);
             throw e;
         }
     }
@@ -443,24 +451,27 @@ public final class ShaperApplication {
             LOG.warn("Kafka Streams did not close within {}; the next start restores from the changelogs",
                     CLOSE_TIMEOUT);
         }
-        releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch, outputWatch);
+        releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch, outputWatch,
+                redis);
     }
 
     /**
      * What is closed once Kafka Streams is: the rules topic's reader, the topics' watches, the admission
-     * (its last batched sync), the instance counter, the capacity's leases, the metrics and, last, the HTTP server,
-     * which answered "not ready" until then. Any of them may be null.
+     * (its last batched sync), the instance counter, the capacity's leases, the Redis client both used, the metrics
+     * and, last, the HTTP server, which answered "not ready" until then. Any of them may be null.
      */
     private static void releaseAfterStreams(AdmissionController admission, LiveInstanceCounter instances,
                                             CapacityWiring.Capacity capacity, ShaperMetrics metrics,
                                             OperationsServer http, RulesTopicReader rulesReader,
-                                            InputPartitionWatch inputWatch, OutputTopicsWatch outputWatch) {
+                                            InputPartitionWatch inputWatch, OutputTopicsWatch outputWatch,
+                                            RedisClients.Client redis) {
         closeQuietly(rulesReader);
         closeQuietly(inputWatch);
         closeQuietly(outputWatch);
         closeQuietly(admission);
         closeQuietly(instances);
         closeQuietly(capacity);
+        closeQuietly(redis); // after both its users
         closeQuietly(metrics);
         closeQuietly(http);
     }

@@ -2,6 +2,7 @@ package dev.shaper.bench;
 
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
+import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.internals.wiring.AdmissionWiring;
 import dev.shaper.internals.wiring.CapacityWiring;
 import java.io.IOException;
@@ -37,6 +38,8 @@ final class AppRun {
     private final KafkaStreams streams;
     private final AdmissionController admission;
     private final CapacityWiring.Capacity capacity;
+    /** The run's Redis client, as an instance's, when its settings name a Redis; null otherwise. */
+    private final RedisClients.Client redis;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private long jitStartMillis;
     private ThreadCpuSnapshot cpuStart;
@@ -50,9 +53,10 @@ final class AppRun {
         ShaperConfig config = new ShaperConfig(settings);
         this.applicationId = settings.get(StreamsConfig.APPLICATION_ID_CONFIG);
         this.stateDir = Path.of(settings.get(StreamsConfig.STATE_DIR_CONFIG));
-        this.admission = app.admission() == null ? null : AdmissionWiring.forConfig(config,
+        this.redis = AdmissionWiring.redisClient(config);
+        this.admission = app.admission() == null ? null : AdmissionWiring.forConfig(config, redis,
                 () -> 1, 1); // one instance per run
-        this.capacity = CapacityWiring.forConfig(config, applicationId, partitions, settings);
+        this.capacity = CapacityWiring.forConfig(config, redis, applicationId, partitions, settings);
         try {
             if (admission != null) {
                 admission.start(); // connected and warmed up before the timed start
@@ -65,6 +69,9 @@ final class AppRun {
                 admission.close();
             }
             capacity.close();
+            if (redis != null) {
+                redis.close();
+            }
             throw e;
         }
         streams.setUncaughtExceptionHandler(e -> {
@@ -118,6 +125,9 @@ final class AppRun {
                 admission.close();
             }
             capacity.close();
+            if (redis != null) {
+                redis.close();
+            }
         }
         if (!closed) {
             throw new IllegalStateException(applicationId + " did not close within " + CLOSE_TIMEOUT.toSeconds()

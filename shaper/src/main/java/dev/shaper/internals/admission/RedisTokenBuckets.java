@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import reactor.core.Disposable;
@@ -51,8 +52,12 @@ public final class RedisTokenBuckets implements AutoCloseable {
      */
     static final int CHARGE_CHUNK = 1024;
 
+    private final RedisClients.Client redis;
+    /** Whether the client is this object's alone, made for it (tests, tools), so that it closes it too. */
+    private final boolean ownsClient;
     private final RedisClient client;
     private final ClientResources resources;
+    private final List<RedisConnectionStateListener> listeners = new CopyOnWriteArrayList<>();
     private final Duration timeout;
     private final String description;
     private volatile StatefulRedisConnection<byte[], byte[]> calls;
@@ -78,11 +83,24 @@ public final class RedisTokenBuckets implements AutoCloseable {
      *                   JVM's truststore, or null for the JVM's
      */
     public RedisTokenBuckets(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas) {
-        RedisClients.Created created = RedisClients.create(uri, timeout, reconnectDelay, trustedCas);
-        this.timeout = timeout;
-        this.description = created.description();
-        this.resources = created.resources();
-        this.client = created.client();
+        this(RedisClients.create(uri, timeout, reconnectDelay, trustedCas), true);
+    }
+
+    /**
+     * Buckets on the instance's Redis client, which they share with the capacity and do not close: their own
+     * connections on it, closed with them.
+     */
+    public RedisTokenBuckets(RedisClients.Client redis) {
+        this(redis, false);
+    }
+
+    private RedisTokenBuckets(RedisClients.Client redis, boolean ownsClient) {
+        this.redis = redis;
+        this.ownsClient = ownsClient;
+        this.timeout = redis.timeout();
+        this.description = redis.description();
+        this.resources = redis.resources();
+        this.client = redis.client();
         // A command on a connection that is down fails with "not connected": the reconnect's own failure says
         // why (a password changed, a certificate expired), so it is kept for the error the caller gets.
         this.reconnectEvents = resources.eventBus().get().subscribe(event -> {
@@ -94,16 +112,18 @@ public final class RedisTokenBuckets implements AutoCloseable {
     }
 
     /**
-     * Runs {@code action} whenever one of this client's connections to Redis is established, the first time or
-     * again after an outage. It runs on a Lettuce I/O thread, so it must hand its work over rather than block.
+     * Runs {@code action} whenever one of the client's connections to Redis is established (these buckets' or, on the
+     * instance's client, the capacity's), the first time or again after an outage. It runs on a Lettuce I/O thread, so it must hand its work over rather than block.
      */
     public void onConnected(Runnable action) {
-        client.addListener(new RedisConnectionStateListener() {
+        RedisConnectionStateListener listener = new RedisConnectionStateListener() {
             @Override
             public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
                 action.run();
             }
-        });
+        };
+        listeners.add(listener);
+        client.addListener(listener);
     }
 
     /** The URI without its password, for logs. */
@@ -645,9 +665,19 @@ public final class RedisTokenBuckets implements AutoCloseable {
         return c;
     }
 
+    /** Closes these buckets' connections, and the client if it is theirs alone. */
     @Override
-    public void close() {
+    public synchronized void close() {
         reconnectEvents.dispose();
-        new RedisClients.Created(client, resources, description).close();
+        listeners.forEach(client::removeListener);
+        if (calls != null) {
+            calls.close();
+        }
+        if (pipeline != null) {
+            pipeline.close();
+        }
+        if (ownsClient) {
+            redis.close();
+        }
     }
 }

@@ -1,8 +1,8 @@
 package dev.shaper.internals.capacity;
 
+import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.internals.redis.RedisScriptRunner;
 import dev.shaper.internals.redis.RedisUnavailableException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.function.DoubleSupplier;
@@ -29,13 +29,11 @@ public final class RedisCapacityLeases implements CapacityLeases {
     private final String[] keys;
 
     /**
-     * @param uri            {@code redis://...} or {@code rediss://...}, as {@code shaper.redis.uri}
-     * @param timeout        the longest a renewal may take; a slower Redis counts as down
-     * @param reconnectDelay how long Lettuce waits between attempts to reconnect
-     * @param trustedCas     for {@code rediss://}: a PEM file of trusted certificate authorities, or null
+     * @param redis the instance's Redis client, on which this opens a connection of its own; its timeout bounds each
+     *              call, a slower Redis counting as down
      */
-    public RedisCapacityLeases(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas, Terms terms) {
-        this.redis = new RedisScriptRunner(uri, timeout, reconnectDelay, trustedCas);
+    public RedisCapacityLeases(RedisClients.Client redis, Terms terms) {
+        this.redis = new RedisScriptRunner(redis);
         this.terms = terms;
         this.keys = CapacityLeaseScript.keys(terms.applicationId());
     }

@@ -29,11 +29,14 @@ public final class RedisClients {
     }
 
     /**
-     * A client and the resources it owns; close it once its connections are no longer needed.
+     * A client and the resources it owns (I/O and computation threads): one per instance, on which admission and the
+     * capacity open their connections. Close it once, after every connection on it is closed.
      *
+     * @param timeout     the longest any command may take
      * @param description the URI without user or password, for logs
      */
-    public record Created(RedisClient client, ClientResources resources, String description) implements AutoCloseable {
+    public record Client(RedisClient client, ClientResources resources, Duration timeout, String description)
+            implements AutoCloseable {
         @Override
         public void close() {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
@@ -51,7 +54,7 @@ public final class RedisClients {
      * @param trustedCas     for {@code rediss://}: a PEM file of the certificate authorities to trust instead of the
      *                       JVM's truststore, or null for the JVM's
      */
-    public static Created create(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas) {
+    public static Client create(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas) {
         RedisURI redisUri = RedisURI.create(uri);
         // The URI's timeout bounds connecting (the handshake's commands included); commands get their own below.
         redisUri.setTimeout(connectTimeout(timeout));
@@ -64,7 +67,7 @@ public final class RedisClients {
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .sslOptions(sslOptions(trustedCas, connectTimeout(timeout)))
                 .build());
-        return new Created(client, resources, describe(redisUri));
+        return new Client(client, resources, timeout, describe(redisUri));
     }
 
     private static SslOptions sslOptions(Path trustedCas, Duration handshakeTimeout) {

@@ -4,8 +4,6 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -21,12 +19,12 @@ public final class RedisScriptRunner implements AutoCloseable {
         T parse(List<Object> reply);
     }
 
-    private final RedisClients.Created redis;
+    private final RedisClients.Client redis;
     private volatile StatefulRedisConnection<String, String> connection;
 
-    /** A runner on a client set up as {@link RedisClients#create} does. */
-    public RedisScriptRunner(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas) {
-        this.redis = RedisClients.create(uri, timeout, reconnectDelay, trustedCas);
+    /** A runner with a connection of its own on the instance's client, which it does not close. */
+    public RedisScriptRunner(RedisClients.Client redis) {
+        this.redis = redis;
     }
 
     /** Runs {@code script} on {@code keys} with {@code args} and reads its multi-bulk reply with {@code reply}. */
@@ -64,8 +62,12 @@ public final class RedisScriptRunner implements AutoCloseable {
         return c;
     }
 
+    /** Closes this runner's connection; the client stays open for its other users. */
     @Override
-    public void close() {
-        redis.close();
+    public synchronized void close() {
+        if (connection != null) {
+            connection.close();
+            connection = null;
+        }
     }
 }

@@ -5,7 +5,6 @@ import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.internals.scheduling.DaemonThreadScheduler;
-import java.time.Duration;
 import java.util.function.IntSupplier;
 
 /** Builds an instance's admission from its settings. */
@@ -15,19 +14,28 @@ public final class AdmissionWiring {
     }
 
     /**
+     * The instance's one Redis client, from the {@code shaper.redis.*} settings, on which admission and the capacity
+     * open their connections; null without {@code shaper.redis.uri}. The caller closes it once both are closed.
+     */
+    public static RedisClients.Client redisClient(ShaperConfig config) {
+        String uri = config.redisUri();
+        return uri == null ? null : RedisClients.create(uri, config.redisTimeout(),
+                RedisClients.reconnectDelayFor(config.redisPingInterval()), config.redisTlsCaFile());
+    }
+
+    /**
      * The admission of one instance, not started: on Redis when {@code shaper.redis.uri} is set, local buckets
      * otherwise; its background work on one daemon thread.
      *
+     * @param redis           the instance's Redis client ({@link #redisClient}), or null without {@code shaper.redis.uri}
      * @param liveInstances   counts the live instances of the application, for the local fallback's share
      * @param inputPartitions the most instances that can be admitting at once: the count until one has succeeded
      */
-    public static AdmissionController forConfig(ShaperConfig config, IntSupplier liveInstances, int inputPartitions) {
-        String uri = config.redisUri();
-        Duration ping = config.redisPingInterval();
-        RedisTokenBuckets redis = uri == null ? null
-                : new RedisTokenBuckets(uri, config.redisTimeout(), RedisClients.reconnectDelayFor(ping),
-                        config.redisTlsCaFile());
-        return new AdmissionController(redis, config.admissionMode(), config.admissionSyncInterval(), ping,
-                liveInstances, inputPartitions, new DaemonThreadScheduler("shaper-admission"), System::nanoTime);
+    public static AdmissionController forConfig(ShaperConfig config, RedisClients.Client redis,
+                                                IntSupplier liveInstances, int inputPartitions) {
+        RedisTokenBuckets buckets = redis == null ? null : new RedisTokenBuckets(redis);
+        return new AdmissionController(buckets, config.admissionMode(), config.admissionSyncInterval(),
+                config.redisPingInterval(), liveInstances, inputPartitions,
+                new DaemonThreadScheduler("shaper-admission"), System::nanoTime);
     }
 }

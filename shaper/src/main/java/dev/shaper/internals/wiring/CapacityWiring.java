@@ -91,8 +91,8 @@ public final class CapacityWiring {
      *
      * @param clientSettings the settings to reach the cluster (bootstrap servers, security), for the feedback listener
      */
-    public static Capacity forConfig(ShaperConfig config, String applicationId, int inputPartitions,
-                                     Map<String, ?> clientSettings) {
+    public static Capacity forConfig(ShaperConfig config, RedisClients.Client redis, String applicationId,
+                                     int inputPartitions, Map<String, ?> clientSettings) {
         if (!(config.totalRate() > 0) || !config.totalRatePooled()) {
             return new Capacity(null, null, null, null, null);
         }
@@ -108,22 +108,18 @@ public final class CapacityWiring {
                 feedback.start();
             }
             CapacityPool pool = new CapacityPool(config.totalRate(), inputPartitions);
-            String uri = config.redisUri();
-            Duration reconnectDelay = RedisClients.reconnectDelayFor(config.redisPingInterval());
             CapacityCoordinator coordinator = null;
-            if (uri != null) {
-                RedisCapacityLeases leases = new RedisCapacityLeases(uri, config.redisTimeout(), reconnectDelay,
-                        config.redisTlsCaFile(), new RedisCapacityLeases.Terms(applicationId, instanceId,
-                                pool::totalRate, inputPartitions, config.capacityLease()));
+            if (redis != null) {
+                RedisCapacityLeases leases = new RedisCapacityLeases(redis, new RedisCapacityLeases.Terms(
+                        applicationId, instanceId, pool::totalRate, inputPartitions, config.capacityLease()));
                 coordinator = new CapacityCoordinator(pool, leases, config.capacityLease(),
                         new DaemonThreadScheduler("shaper-capacity"), System::nanoTime);
             }
             if (core == null) {
                 return new Capacity(pool, coordinator, null, null, null);
             }
-            RedisCapacityDecisions decisions = uri == null ? null : new RedisCapacityDecisions(uri,
-                    config.redisTimeout(), reconnectDelay, config.redisTlsCaFile(), new RedisCapacityDecisions.Terms(
-                            applicationId, instanceId, adaptive.adjustMs(),
+            RedisCapacityDecisions decisions = redis == null ? null : new RedisCapacityDecisions(redis,
+                    new RedisCapacityDecisions.Terms(applicationId, instanceId, adaptive.adjustMs(),
                             DECISION_KEPT_TIMEOUTS * adaptive.feedbackTimeoutMs()));
             CapacityCoordinator leased = coordinator;
             ClosedLoop loop = new ClosedLoop(core, decisions, capacity -> {

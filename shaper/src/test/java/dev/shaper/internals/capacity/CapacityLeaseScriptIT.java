@@ -3,6 +3,7 @@ package dev.shaper.internals.capacity;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.testsupport.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +31,8 @@ class CapacityLeaseScriptIT {
     private static RedisServer server;
     private final String application = "lease-test-" + APPS.incrementAndGet();
     private final List<RedisCapacityLeases> opened = new ArrayList<>();
+    /** Each simulated instance's own Redis client, as each shaper instance has one. */
+    private final List<RedisClients.Client> clients = new ArrayList<>();
 
     @BeforeAll
     static void startRedis() {
@@ -43,9 +46,17 @@ class CapacityLeaseScriptIT {
         }
     }
 
+    private RedisClients.Client client() {
+        RedisClients.Client client = RedisClients.create(server.uri(), Duration.ofSeconds(2), Duration.ofMillis(100),
+                null);
+        clients.add(client);
+        return client;
+    }
+
     @org.junit.jupiter.api.AfterEach
     void closeLeases() {
         opened.forEach(RedisCapacityLeases::close);
+        clients.forEach(RedisClients.Client::close);
     }
 
     /**
@@ -64,8 +75,7 @@ class CapacityLeaseScriptIT {
     }
 
     private RedisCapacityLeases newInstance(String id) {
-        RedisCapacityLeases leases = new RedisCapacityLeases(server.uri(), Duration.ofSeconds(2),
-                Duration.ofMillis(100), null,
+        RedisCapacityLeases leases = new RedisCapacityLeases(client(),
                 new RedisCapacityLeases.Terms(application, id, () -> CAPACITY, PARTITIONS, LEASE));
         opened.add(leases);
         return leases;

@@ -1,9 +1,8 @@
 package dev.shaper.internals.capacity.adaptive;
 
+import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.internals.redis.RedisScriptRunner;
 import dev.shaper.internals.redis.RedisUnavailableException;
-import java.nio.file.Path;
-import java.time.Duration;
 
 /**
  * The application's capacity decision in Redis: one call of the decision script per interval per instance, on a
@@ -26,14 +25,11 @@ public final class RedisCapacityDecisions implements CapacityDecisions {
     private final String[] keys;
 
     /**
-     * @param uri            {@code redis://...} or {@code rediss://...}, as {@code shaper.redis.uri}
-     * @param timeout        the longest a call may take; a slower Redis counts as down
-     * @param reconnectDelay how long Lettuce waits between attempts to reconnect
-     * @param trustedCas     for {@code rediss://}: a PEM file of trusted certificate authorities, or null
+     * @param redis the instance's Redis client, on which this opens a connection of its own; its timeout bounds each
+     *              call, a slower Redis counting as down
      */
-    public RedisCapacityDecisions(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas,
-                                  Terms terms) {
-        this.redis = new RedisScriptRunner(uri, timeout, reconnectDelay, trustedCas);
+    public RedisCapacityDecisions(RedisClients.Client redis, Terms terms) {
+        this.redis = new RedisScriptRunner(redis);
         this.terms = terms;
         this.keys = new String[] {CapacityDecisionScript.keyName(terms.applicationId())};
     }

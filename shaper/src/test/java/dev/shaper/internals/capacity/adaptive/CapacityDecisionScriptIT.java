@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.shaper.internals.capacity.CapacityLeaseScript;
 import dev.shaper.internals.capacity.adaptive.CapacityDecision.Reason;
 import dev.shaper.internals.capacity.adaptive.CapacityDecisions.Agreed;
+import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.testsupport.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +35,8 @@ class CapacityDecisionScriptIT {
     private final String application = "decision-test-" + APPS.incrementAndGet();
     private final String key = CapacityDecisionScript.keyName(application);
     private final List<RedisCapacityDecisions> opened = new ArrayList<>();
+    /** Each simulated instance's own Redis client, as each shaper instance has one. */
+    private final List<RedisClients.Client> clients = new ArrayList<>();
 
     @BeforeAll
     static void startRedis() {
@@ -47,14 +50,22 @@ class CapacityDecisionScriptIT {
         }
     }
 
+    private RedisClients.Client client() {
+        RedisClients.Client client = RedisClients.create(server.uri(), Duration.ofSeconds(2), Duration.ofMillis(100),
+                null);
+        clients.add(client);
+        return client;
+    }
+
     @AfterEach
     void closeDecisions() {
         opened.forEach(RedisCapacityDecisions::close);
+        clients.forEach(RedisClients.Client::close);
     }
 
     private RedisCapacityDecisions instance(String id) {
-        RedisCapacityDecisions decisions = new RedisCapacityDecisions(server.uri(), Duration.ofSeconds(2),
-                Duration.ofMillis(100), null, new RedisCapacityDecisions.Terms(application, id, ADJUST_MS, KEEP_MS));
+        RedisCapacityDecisions decisions = new RedisCapacityDecisions(client(),
+                new RedisCapacityDecisions.Terms(application, id, ADJUST_MS, KEEP_MS));
         opened.add(decisions);
         return decisions;
     }
