@@ -16,6 +16,10 @@ public enum ControllerKind {
 
     /** A controller of this kind with its default parameters for {@code settings}. */
     public CapacityController create(AdaptiveSettings settings) {
-        return this == AIMD ? AimdController.withDefaults(settings) : GradientController.withDefaults(settings);
+        // A switch the compiler checks: a new kind cannot fall through to another's controller
+        return switch (this) {
+            case AIMD -> AimdController.withDefaults(settings);
+            case GRADIENT -> GradientController.withDefaults(settings);
+        };
     }
 }
