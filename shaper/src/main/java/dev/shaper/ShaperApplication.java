@@ -495,6 +495,10 @@ public final class ShaperApplication {
             throw new StartupException(e.getMessage() + " (" + StreamsConfig.BOOTSTRAP_SERVERS_CONFIG + ")");
         } catch (StartupTopics.Unfit e) {
             throw new StartupException(e.getMessage());
+        } catch (KafkaException e) {
+            // A broker answered with an error: authentication, authorisation, TLS
+            throw new StartupException("the brokers at " + streamsProps.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG)
+                    + " refused: " + e.getMessage());
         }
     }
 

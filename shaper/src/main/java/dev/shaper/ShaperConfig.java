@@ -272,8 +272,11 @@ public final class ShaperConfig extends AbstractConfig {
             + " bound drops its own least recently used ones. Larger values save RocksDB reads for many active"
             + " keys. States changed since the last commit cannot be dropped before it is written, so they may take"
             + " the count over the bound by at most the bound again (a task writes its changes ahead of the commit"
-            + " once they exceed its share of the bound). Each state takes about 220 to 380 bytes of heap with keys"
-            + " of 16 to 36 bytes: the default about 22 to 38 MB, at most twice that with changes pending.";
+            + " once they exceed its share of the bound), and the states of keys that released a record in the last"
+            + " second stay too (their window of releases keeps them to rate + 1 a second, and the store keeps no"
+            + " window): with more such keys than the bound, the count follows them. Each state takes about 220 to"
+            + " 380 bytes of heap with keys of 16 to 36 bytes: the default about 22 to 38 MB, at most twice that"
+            + " with changes pending.";
 
     /** Default admission rate. */
     public static final String ADMISSION_RATE_CONFIG = "shaper.admission.rate";
@@ -831,12 +834,12 @@ public final class ShaperConfig extends AbstractConfig {
         return RulesFile.MODE_SHADOW.equalsIgnoreCase(getString(MODE_CONFIG));
     }
 
-    /** The shadow topic, or null when there is none (the would-be decisions are counted only). */
     /** How long the output or rejected topic may stay missing before the instance stops. */
     public Duration topicsMissingStop() {
         return Duration.ofMillis(getLong(TOPICS_MISSING_STOP_MS_CONFIG));
     }
 
+    /** The shadow topic, or null when there is none (the would-be decisions are counted only). */
     public String shadowTopic() {
         String topic = getString(SHADOW_TOPIC_CONFIG);
         return topic.isBlank() ? null : topic.strip();

@@ -14,9 +14,9 @@ import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 
 /**
- * More keys queued than the instance keeps key states of in memory ({@code shaper.state.cache.max.keys}): their
- * states leave memory between two ticks and are read back from the store, and every key still releases at its rate,
- * never more than rate + 1 records in a second.
+ * More keys queued than the instance keeps key states of in memory ({@code shaper.state.cache.max.keys}): every key
+ * still releases at its rate, and never more than rate + 1 records in a second, also when the release stalls and
+ * makes up time (the keys' windows of releases, which the store does not keep, stay in memory while they matter).
  */
 class ManyKeysSmallCacheTopologyTest {
 
@@ -40,15 +40,20 @@ class ManyKeysSmallCacheTopologyTest {
             // Per key, the driver's time (ms since the start) of each release
             Map<String, List<Long>> released = new HashMap<>();
             long t = 0;
-            for (; t <= 4_000; t += TICK_MS) {
+            for (; t <= 5_000; t += TICK_MS) {
                 for (TestRecord<byte[], byte[]> r : shaper.readShaped()) {
                     released.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>())
                             .add(t);
                 }
-                shaper.advance(Duration.ofMillis(TICK_MS));
+                if (t == 1_500) {
+                    shaper.stall(Duration.ofMillis(400)); // a late tick: the keys make up the time they lost
+                    t += 400;
+                } else {
+                    shaper.advance(Duration.ofMillis(TICK_MS));
+                }
             }
 
-            // 4 s at 10/s per key: each key's first record at once, the other 29 within 3 s
+            // 5 s at 10/s per key: each key's first record at once, the other 29 within 3 s and the stall
             assertThat(released).hasSize(KEYS).allSatisfy((key, times) -> {
                 assertThat(times).as(key).hasSize(PER_KEY);
                 for (int i = 0; i < times.size(); i++) {

@@ -43,8 +43,12 @@ public final class BrokerCheck {
         try {
             admin = Admin.create(settings);
         } catch (KafkaException e) {
-            // The client refuses an address it cannot resolve before it tries anything.
-            throw new NoBrokerAnswers(address, "the address does not resolve (" + rootMessage(e) + ")");
+            // The client refuses an address it cannot resolve before it tries anything; other settings it cannot
+            // use (a truststore, a JAAS line) are said as they are.
+            if (rootMessage(e) != null && rootMessage(e).contains("resolvable bootstrap urls")) {
+                throw new NoBrokerAnswers(address, "(the address does not resolve)");
+            }
+            throw new KafkaException("cannot make a client for " + address + ": " + rootMessage(e), e);
         }
         try {
             admin.describeCluster(new DescribeClusterOptions().timeoutMs(waitMs)).nodes()

@@ -6,6 +6,7 @@ import dev.shaper.ShaperConfig;
 import dev.shaper.internals.config.SettingsLoader;
 import dev.shaper.internals.kafka.ClientSettings;
 import dev.shaper.internals.kafka.StartupTopics;
+import dev.shaper.internals.rules.RulesFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -88,7 +89,7 @@ final class CreateTopicsCommand implements Runnable {
         } catch (IOException e) {
             throw new CommandFailure(CommandLines.EXIT_USAGE, "cannot read settings file " + settingsFile + ": "
                     + e.getMessage());
-        } catch (ConfigException e) {
+        } catch (ConfigException | RulesFile.RulesFileException e) {
             throw new CommandFailure(CommandLines.EXIT_USAGE, "configuration error: " + e.getMessage());
         }
         Map<String, Object> adminSettings = ClientSettings.admin(streamsProps);
@@ -120,8 +121,15 @@ final class CreateTopicsCommand implements Runnable {
     /** The replicas of a new topic: the settings' {@code replication.factor}, or empty for the brokers' default. */
     private static Optional<Short> replicationFactor(Properties streamsProps) {
         Object value = streamsProps.get(StreamsConfig.REPLICATION_FACTOR_CONFIG);
-        int factor = value == null ? -1 : Integer.parseInt(String.valueOf(value).trim());
-        return factor < 1 ? Optional.empty() : Optional.of((short) factor);
+        int factor;
+        try {
+            factor = value == null ? -1 : Integer.parseInt(String.valueOf(value).trim());
+        } catch (NumberFormatException e) {
+            throw new CommandFailure(CommandLines.EXIT_USAGE, "configuration error: "
+                    + StreamsConfig.REPLICATION_FACTOR_CONFIG + " is " + value + "; expected a whole number, -1 for"
+                    + " the brokers' default.replication.factor");
+        }
+        return factor < 1 || factor > Short.MAX_VALUE ? Optional.empty() : Optional.of((short) factor);
     }
 
     private static List<Outcome> createMissing(Admin admin, List<TopicPlan.Topic> plan, Optional<Short> replicas)

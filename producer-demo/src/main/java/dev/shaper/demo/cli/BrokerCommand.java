@@ -43,15 +43,17 @@ public final class BrokerCommand implements Callable<Integer> {
         requireFree(port);
         Path directory = Files.createTempDirectory("shaper-broker-");
         CountDownLatch stopped = new CountDownLatch(1);
-        try (StopOnSignal signal = new StopOnSignal("broker", stopped::countDown);
-             LocalBroker kafka = LocalBroker.start(directory.resolve("kafka"), port)) {
-            PrintWriter out = spec.commandLine().getOut();
-            out.println("Kafka broker ready at " + kafka.bootstrapServers() + " (data in " + directory
-                    + ", deleted on stop); Ctrl-C stops it");
-            out.flush();
-            stopped.await();
-        } finally {
-            deleteQuietly(directory);
+        // The signal is closed last: Ctrl-C lets the JVM exit only once the broker stopped and its data is deleted.
+        try (StopOnSignal signal = new StopOnSignal("broker", stopped::countDown)) {
+            try (LocalBroker kafka = LocalBroker.start(directory.resolve("kafka"), port)) {
+                PrintWriter out = spec.commandLine().getOut();
+                out.println("Kafka broker ready at " + kafka.bootstrapServers() + " (data in " + directory
+                        + ", deleted on stop); Ctrl-C stops it");
+                out.flush();
+                stopped.await();
+            } finally {
+                deleteQuietly(directory);
+            }
         }
         return 0;
     }

@@ -74,6 +74,7 @@ public final class LocalBroker implements AutoCloseable {
             BrokerCheck.requireAnswer(Map.of("bootstrap.servers", bootstrap), READY_WAIT);
         } catch (RuntimeException e) {
             server.shutdown();
+            server.awaitShutdown();
             throw e;
         }
         return new LocalBroker(server, bootstrap);

@@ -252,7 +252,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         // In the task's first second the ticks move the clock by one tick each: arrivals see no further, so that
         // the time they see never goes back at the next tick (a key's schedule would then be ahead of it)
         long now = startingUp(wallNow) ? clock.peek(wallNow, tickNanos) : clock.peek(wallNow);
-        queues.setNow(now);
+        queues.setNow(now, wallNow);
         if (entry == null) {
             entry = queues.entry(record.key());
         }
@@ -451,7 +451,7 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
         // A task that just started (a restore, the intake of what waited for it) resumes at its rate: a late tick
         // moves its clock one tick, so that nothing falls due behind it to be made up.
         long now = startingUp(wallNow) ? clock.advance(wallNow, tickNanos) : clock.advance(wallNow);
-        queues.startTick(now);
+        queues.startTick(now, wallNow);
         RuleSet version = rules.version();
         if (version != rulesSeen || bringingForward) {
             // A rule raised while records waited: they are brought forward to its rate (a lower rate needs nothing,
@@ -685,10 +685,9 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             }
             ReleaseWindow window = entry.releases();
             if (window == null) {
-                // Queued before a restart, or its entry left memory: what it released before is not known. Assumed
-                // at full rate up to its last release, not up to now: an entry that leaves memory between two ticks
-                // (more keys queued than the instance keeps states of) would otherwise be held back at every tick.
-                window = ReleaseWindow.assumingFullRate(rule.ratePerSecond(), lastReleaseWallMs(entry.state(), rule));
+                // Queued before a restart: what it released meanwhile is not known. (An entry whose window holds
+                // anything stays in memory, see KeyCache, so a window is not lost between two ticks.)
+                window = ReleaseWindow.assumingFullRate(rule.ratePerSecond(), wallNow);
                 entry.releases(window);
             }
             if (!window.allows(wallNow, ReleasePace.maxInOneSecond(rule.ratePerSecond()))) {
@@ -698,20 +697,6 @@ public final class ShaperProcessor implements Processor<byte[], byte[], byte[], 
             // before it; the window keeps that, and any time made up, within rate + 1 a second.
             return LeakyBucket.release(entry.state(), rule, now, dueNanos, tickNanos,
                     stalls.routineLateNanos(), catchUpMaxNanos, cost);
-        }
-
-        /**
-         * When the key released last, as far as its state tells, in wall-clock time: its release schedule's next
-         * slot less the shortest step between two of its releases, and never later than now. The virtual clock lags
-         * the wall clock by what stalls it did not make up, which only moves the estimate later (more cautious).
-         */
-        private long lastReleaseWallMs(KeyState state, ShapingRule rule) {
-            long lastNanos = state.releaseTatNanos() - ReleasePace.catchUpIntervalNanos(rule, 1);
-            long longAgoNanos = now - 2 * ReleaseWindow.WINDOW_MS * 1_000_000L;
-            if (state.releaseTatNanos() == Long.MIN_VALUE || lastNanos < longAgoNanos) {
-                return wallNow - 2 * ReleaseWindow.WINDOW_MS; // long enough ago that no assumed release counts
-            }
-            return wallNow - Math.max(0, now - lastNanos) / 1_000_000L;
         }
 
         @Override

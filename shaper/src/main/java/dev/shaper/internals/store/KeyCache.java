@@ -20,12 +20,19 @@ final class KeyCache {
     /** By record key (no copy, no prefix: the hot path builds no store key). Access-ordered, for the LRU. */
     private final LinkedHashMap<Bytes, KeyEntry> slots = new LinkedHashMap<>(1024, 0.75f, true);
     private final List<KeyEntry> changed = new ArrayList<>();
+    /** The task's wall-clock time, for the keys' windows of releases. */
+    private long wallNowMs = Long.MIN_VALUE;
 
     /** @param stored told when a slot whose state is stored leaves memory */
     KeyCache(StateCacheBudget budget, StoredSlots stored) {
         this.budget = budget;
         this.share = budget.open();
         this.stored = stored;
+    }
+
+    /** The task's wall-clock time now: a slot whose window of releases holds anything then is not dropped. */
+    void setWallNow(long wallMs) {
+        wallNowMs = wallMs;
     }
 
     /** The slot of {@code recordKey}, or null; counts as a use. */
@@ -96,14 +103,19 @@ final class KeyCache {
      * {@link KeyStateStore#PERSIST_SLACK_NANOS}): the inner store could not give it back, and forgetting it would let
      * its key's next record leave early. Nor {@code handedOut}, the slot a lookup is about to return: its caller will
      * update it, and an update of a slot no longer in memory would be lost until the commit and then written behind
-     * the layer's back.
+     * the layer's back. Nor a slot whose window of releases still holds a release (a second at most): the store keeps
+     * no window, and one read back must assume the key released at full rate until then, which held back, at every
+     * tick, keys whose slots left memory between two ticks, and whose real window alone keeps a key to rate + 1 a
+     * second when its releases bunch (late ticks, made up time). So the bound gives way to the keys that released
+     * in the last second.
      */
     private void dropCleanSlots(long count, KeyEntry handedOut, long virtualNowNanos) {
         long dropped = 0;
         Iterator<KeyEntry> it = slots.values().iterator();
         while (dropped < count && it.hasNext()) {
             KeyEntry slot = it.next();
-            if (slot != handedOut && !slot.dirty && (slot.inInner || slot.state.isIdleAt(virtualNowNanos))) {
+            if (slot != handedOut && !slot.dirty && (slot.inInner || slot.state.isIdleAt(virtualNowNanos))
+                    && (slot.releases() == null || slot.releases().isEmptyAt(wallNowMs))) {
                 it.remove();
                 dropped++;
                 stored.leftMemory(slot);

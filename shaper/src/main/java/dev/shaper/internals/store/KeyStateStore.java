@@ -68,7 +68,16 @@ public final class KeyStateStore extends WriteBehindStore {
         entry(recordKey).update(state);
     }
 
-    /** Tells the layer the task's virtual time, which decides which states are idle. */
+    /**
+     * Tells the layer the task's virtual time, which decides which states are idle, and the wall-clock time, which
+     * decides which keys' windows of releases still matter (see {@link KeyCache}).
+     */
+    public void setNow(long virtualNanos, long wallMs) {
+        clock.setNow(virtualNanos);
+        cache.setWallNow(wallMs);
+    }
+
+    /** Tells the layer the task's virtual time alone, for uses without windows of releases (tools, tests). */
     public void setVirtualNow(long nanos) {
         clock.setNow(nanos);
     }

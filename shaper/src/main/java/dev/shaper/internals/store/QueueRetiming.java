@@ -19,14 +19,18 @@ import org.apache.kafka.common.utils.Bytes;
 final class QueueRetiming {
 
     private final TaskQueues.BandQueue queue;
+    /** The task's whole schedule, every band's: written before the key states, which count records of all bands. */
+    private final ScheduleStore schedule;
     private final KeyStateStore keyStates;
     private final WaitingRates waitingRates;
     private final long nowNanos;
     private final Function<byte[], ShapingRule> ruleOf;
 
-    QueueRetiming(TaskQueues.BandQueue queue, KeyStateStore keyStates, WaitingRates waitingRates, long nowNanos,
+    QueueRetiming(TaskQueues.BandQueue queue, ScheduleStore schedule, KeyStateStore keyStates,
+                  WaitingRates waitingRates, long nowNanos,
                   Function<byte[], ShapingRule> ruleOf) {
         this.queue = queue;
+        this.schedule = schedule;
         this.keyStates = keyStates;
         this.waitingRates = waitingRates;
         this.nowNanos = nowNanos;
@@ -159,13 +163,13 @@ final class QueueRetiming {
                 queue.schedule.putHeld(recordKey, due, entry.value());
             }
         }
-        // All taken out and put back; the moved queues reach the store before the keys' lowered schedules may (a key
-        // state can be written ahead of the commit): restored without its queue, a lowered schedule would put the
-        // key's next arrival ahead of its old dues. Then the states go with them, as when records are written early.
-        queue.schedule.flushCache();
+        // All taken out and put back; the moved queues reach the store before the keys' lowered schedules do:
+        // restored without its queue, a lowered schedule would put the key's next arrival ahead of its old dues.
+        // The whole schedule first (other bands may hold records their states count), then the states.
         for (Map.Entry<Bytes, Retiming> key : moving.entrySet()) {
             updateSchedule(key.getKey().get(), key.getValue());
         }
+        schedule.flushCache();
         keyStates.flushCache();
         return done;
     }

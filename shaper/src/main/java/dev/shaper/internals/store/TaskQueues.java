@@ -298,8 +298,8 @@ public final class TaskQueues {
     }
 
     /** Tells the queues the task's virtual time, which decides which key states are idle. */
-    public void setNow(long virtualNanos) {
-        keyStates.setVirtualNow(virtualNanos);
+    public void setNow(long virtualNanos, long wallMs) {
+        keyStates.setNow(virtualNanos, wallMs);
     }
 
     /** The entry of {@code key}: its state, to read and update, valid until the next call of these queues. */
@@ -341,7 +341,9 @@ public final class TaskQueues {
         queuedUnits += cost;
         if (band.schedule.put(key, dueNanos, stored)) {
             // Queued records reached RocksDB ahead of the commit: their keys' states and the virtual time their dues
-            // count in go with them (under at-least-once a crash before the commit would restore records without).
+            // count in go with them (under at-least-once a crash before the commit would restore records without),
+            // after the other bands' pending records, which those states count too.
+            schedule.flushCache();
             keyStates.flushCache();
         }
         return new Enqueued(true, storedBytes);
@@ -373,7 +375,7 @@ public final class TaskQueues {
         for (BandQueue queue : bands.values()) {
             queue.waitingRate = 0;
             if (queue.queuedRecords > 0) {
-                done &= new QueueRetiming(queue, keyStates, waitingRates, nowNanos, ruleOf).bringForward(maxRecords);
+                done &= new QueueRetiming(queue, schedule, keyStates, waitingRates, nowNanos, ruleOf).bringForward(maxRecords);
             }
         }
         return done;
@@ -594,6 +596,7 @@ public final class TaskQueues {
             }
         };
         if (cut.run(new ArrayList<>(bands.values()), removal)) {
+            schedule.flushCache(); // every band's, then the states that count their records
             keyStates.flushCache();
         }
         if (queuedRecords <= 0) {
@@ -623,8 +626,8 @@ public final class TaskQueues {
     }
 
     /** At the start of a tick: the virtual time now, saved with the states it counts in. */
-    public void startTick(long nowNanos) {
-        keyStates.setVirtualNow(nowNanos);
+    public void startTick(long nowNanos, long wallMs) {
+        keyStates.setNow(nowNanos, wallMs);
         keyStates.saveVirtualTime(nowNanos);
     }
 

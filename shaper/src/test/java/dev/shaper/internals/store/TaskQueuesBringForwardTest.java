@@ -50,7 +50,7 @@ class TaskQueuesBringForwardTest {
     /** Queues {@code count} records of {@code key} from {@code firstDueNanos} on, at its rule's spacing. */
     private void queue(String key, int count, long firstDueNanos) {
         byte[] k = key.getBytes(StandardCharsets.UTF_8);
-        queues.setNow(0);
+        queues.setNow(0, 0);
         for (int i = 0; i < count; i++) {
             KeyEntry entry = queues.entry(k);
             KeyState state = entry.state();
