@@ -14,6 +14,7 @@ import dev.shaper.testsupport.PrometheusText;
 import dev.shaper.testsupport.RecordId;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.ShaperProcess;
+import dev.shaper.testsupport.ShaperProcesses;
 import dev.shaper.testsupport.SharedKafkaBroker;
 import dev.shaper.testsupport.VerificationReport;
 import dev.shaper.testsupport.Workload;
@@ -28,7 +29,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.streams.StreamsConfig;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -58,14 +58,8 @@ class AtLeastOnceCrashIT {
     @RegisterExtension
     static final SharedKafkaBroker broker = new SharedKafkaBroker();
 
-    private final List<ShaperProcess> processes = new ArrayList<>();
-
-    @AfterEach
-    void killShapers() {
-        for (ShaperProcess p : processes) {
-            p.close();
-        }
-    }
+    @RegisterExtension
+    final ShaperProcesses processes = new ShaperProcesses();
 
     @Test
     @Timeout(180)

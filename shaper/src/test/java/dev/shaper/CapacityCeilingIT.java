@@ -17,17 +17,16 @@ import dev.shaper.testsupport.PacedProducer;
 import dev.shaper.testsupport.RecordId;
 import dev.shaper.testsupport.RedisServer;
 import dev.shaper.testsupport.ShaperProcess;
+import dev.shaper.testsupport.ShaperProcesses;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.SharedKafkaBroker;
 import dev.shaper.testsupport.VerificationReport;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,12 +59,8 @@ class CapacityCeilingIT {
     @RegisterExtension
     static final SharedKafkaBroker broker = new SharedKafkaBroker();
 
-    private final List<ShaperProcess> processes = new ArrayList<>();
-
-    @AfterEach
-    void stopShapers() {
-        processes.forEach(ShaperProcess::close);
-    }
+    @RegisterExtension
+    final ShaperProcesses processes = new ShaperProcesses();
 
     @Test
     @Timeout(240)

@@ -14,6 +14,7 @@ import dev.shaper.testsupport.PacedProducer;
 import dev.shaper.testsupport.RecordId;
 import dev.shaper.testsupport.RedisServer;
 import dev.shaper.testsupport.ShaperProcess;
+import dev.shaper.testsupport.ShaperProcesses;
 import dev.shaper.testsupport.SharedKafkaBroker;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +25,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.function.IntUnaryOperator;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,12 +59,8 @@ class ColdSkewedCapacityIT {
     @RegisterExtension
     static final SharedKafkaBroker broker = new SharedKafkaBroker();
 
-    private final List<ShaperProcess> processes = new ArrayList<>();
-
-    @AfterEach
-    void stopShapers() {
-        processes.forEach(ShaperProcess::close);
-    }
+    @RegisterExtension
+    final ShaperProcesses processes = new ShaperProcesses();
 
     @Test
     @Timeout(240)

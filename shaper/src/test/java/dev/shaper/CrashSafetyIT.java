@@ -12,6 +12,7 @@ import dev.shaper.testsupport.RecordId;
 import dev.shaper.testsupport.ShapedOutputAssertions;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.ShaperProcess;
+import dev.shaper.testsupport.ShaperProcesses;
 import dev.shaper.testsupport.SharedKafkaBroker;
 import dev.shaper.testsupport.VerificationReport;
 import dev.shaper.testsupport.Workload;
@@ -24,7 +25,6 @@ import java.util.List;
 import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.kafka.streams.StreamsConfig;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -86,14 +86,8 @@ class CrashSafetyIT {
     @RegisterExtension
     static final SharedKafkaBroker broker = new SharedKafkaBroker();
 
-    private final List<ShaperProcess> processes = new ArrayList<>();
-
-    @AfterEach
-    void killShapers() {
-        for (ShaperProcess p : processes) {
-            p.close();
-        }
-    }
+    @RegisterExtension
+    final ShaperProcesses processes = new ShaperProcesses();
 
     @Test
     @Timeout(240)

@@ -17,6 +17,7 @@ import dev.shaper.testsupport.RecordId;
 import dev.shaper.testsupport.ShapedOutputAssertions;
 import dev.shaper.testsupport.ShapedOutputVerifier;
 import dev.shaper.testsupport.ShaperProcess;
+import dev.shaper.testsupport.ShaperProcesses;
 import dev.shaper.testsupport.SharedKafkaBroker;
 import dev.shaper.testsupport.VerificationReport;
 import java.io.IOException;
@@ -37,7 +38,6 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -94,13 +94,9 @@ class ThreeInstanceFailoverIT {
     @RegisterExtension
     static final SharedKafkaBroker broker = new SharedKafkaBroker();
 
-    private final List<ShaperProcess> processes = new ArrayList<>();
+    @RegisterExtension
+    final ShaperProcesses processes = new ShaperProcesses();
     private final List<Integer> ports = new ArrayList<>();
-
-    @AfterEach
-    void killShapers() {
-        processes.forEach(ShaperProcess::close);
-    }
 
     @Test
     @Timeout(180)
@@ -143,7 +139,7 @@ class ThreeInstanceFailoverIT {
             LOG.info("killed {} with SIGKILL after {} output records; {} records produced in all", processes.get(victim),
                     outputAtKill, ids.size());
             assertThat(outputAtKill).as("output records when the instance was killed").isLessThan(ids.size() / 2);
-            List<ShaperProcess> survivors = new ArrayList<>(processes);
+            List<ShaperProcess> survivors = new ArrayList<>(processes.list());
             survivors.remove(victim);
             awaitAccountedFor(collector, ids, survivors);
 
