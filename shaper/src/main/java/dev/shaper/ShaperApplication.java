@@ -221,11 +221,12 @@ public final class ShaperApplication {
      */
     public static ShaperApplication create(Map<String, String> settings) {
         ShaperConfig config = new ShaperConfig(settings);
+        RuleSet fileRules = RulesFile.ruleSetFor(config); // the rules file, read once
         Properties streamsProps = config.streamsProperties();
+        usePollMsFor(new RuleBook(LiveRules.fixed(fileRules)), config, streamsProps);
         StreamsConfig streamsConfig = new StreamsConfig(streamsProps); // fails early, naming the key, on a bad setting
         LOG.info("Effective settings: {}", EffectiveSettings.describe(streamsProps));
         HostInfo self = applicationServer(streamsConfig);
-        RuleSet fileRules = config.fileRules(); // read once: streamsProperties() read it for poll.ms
         StartupTopics topics = startupTopics(config, streamsProps);
         int partitions = topics.inputPartitions();
         TopicLimits topicLimits = topics.topicLimits();
@@ -256,10 +257,7 @@ public final class ShaperApplication {
                 startReading(rulesReader, config);
                 metrics.bindRulesTopic(rulesReader);
                 // The topic's rules may be faster than the file's: the idle stream thread must wake for their ticks
-                Long pollMs = config.defaultPollMs(new RuleBook(liveRules).fastestRate());
-                if (pollMs != null) {
-                    streamsProps.put(StreamsConfig.POLL_MS_CONFIG, Long.toString(pollMs));
-                }
+                usePollMsFor(new RuleBook(liveRules), config, streamsProps);
             }
             RuleBook rules = new RuleBook(liveRules);
             StartSummary.lines(config, partitions, rules.hasAdmission()).forEach(LOG::info);
@@ -484,6 +482,17 @@ public final class ShaperApplication {
     /** The settings among the Kafka Streams settings that a client with these {@code names} knows. */
     private static Map<String, Object> clientConfig(Properties streamsProps, java.util.Set<String> names) {
         return ClientSettings.among(streamsProps, names);
+    }
+
+    /**
+     * Sets {@code poll.ms} for the fastest of {@code rules}, unless the settings set it: an idle stream thread must
+     * wake for each release tick of the fastest key.
+     */
+    private static void usePollMsFor(RuleBook rules, ShaperConfig config, Properties streamsProps) {
+        Long pollMs = config.defaultPollMs(rules.fastestRate());
+        if (pollMs != null) {
+            streamsProps.put(StreamsConfig.POLL_MS_CONFIG, Long.toString(pollMs));
+        }
     }
 
     /** The topics checked as a start needs them (see {@link StartupTopics}), every failure a start failure. */

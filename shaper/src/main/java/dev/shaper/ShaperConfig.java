@@ -7,10 +7,6 @@ import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
 import dev.shaper.internals.capacity.adaptive.CapacityBounds;
 import dev.shaper.internals.capacity.adaptive.ControllerKind;
-import dev.shaper.internals.rules.LiveRules;
-import dev.shaper.internals.rules.RuleBook;
-import dev.shaper.internals.rules.RuleSet;
-import dev.shaper.internals.rules.RulesFile;
 import dev.shaper.internals.shaping.ReleasePace;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.store.BoundedRocksDbMemory;
@@ -240,6 +236,11 @@ public final class ShaperConfig extends AbstractConfig {
             + " written to shaper.shadow.topic, while the record itself passes to the output topic at once. To try"
             + " limits on live traffic before enforcing them. Input checks (malformed records) still reject.";
 
+    /** The value of {@link #MODE_CONFIG} (and of a rule's {@code mode}) that puts rules in shadow. */
+    public static final String MODE_SHADOW = "shadow";
+    /** The value of {@link #MODE_CONFIG} (and of a rule's {@code mode}) that enforces rules: the default. */
+    public static final String MODE_ENFORCE = "enforce";
+
     /** Topic of the decisions that rules in shadow would have made. */
     public static final String SHADOW_TOPIC_CONFIG = "shaper.shadow.topic";
     public static final String SHADOW_TOPIC_DOC = "Topic of the decisions that rules in shadow would have made:"
@@ -409,8 +410,8 @@ public final class ShaperConfig extends AbstractConfig {
                     SHAPING_CATCHUP_MAX_MS_DOC)
             .define(RULES_FILE_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_FILE_DOC)
             .define(RULES_TOPIC_CONFIG, Type.STRING, "", Importance.MEDIUM, RULES_TOPIC_DOC)
-            .define(MODE_CONFIG, Type.STRING, RulesFile.MODE_ENFORCE,
-                    ConfigDef.CaseInsensitiveValidString.in(RulesFile.MODE_ENFORCE, RulesFile.MODE_SHADOW), Importance.MEDIUM, MODE_DOC)
+            .define(MODE_CONFIG, Type.STRING, MODE_ENFORCE,
+                    ConfigDef.CaseInsensitiveValidString.in(MODE_ENFORCE, MODE_SHADOW), Importance.MEDIUM, MODE_DOC)
             .define(SHADOW_TOPIC_CONFIG, Type.STRING, "", Importance.MEDIUM, SHADOW_TOPIC_DOC)
             .define(TOPICS_MISSING_STOP_MS_CONFIG, Type.LONG, 600_000L, Range.atLeast(1_000), Importance.LOW,
                     TOPICS_MISSING_STOP_MS_DOC)
@@ -443,8 +444,6 @@ public final class ShaperConfig extends AbstractConfig {
             .define(HTTP_PORT_CONFIG, Type.INT, 8080, Range.between(-1, 65_535), Importance.MEDIUM, HTTP_PORT_DOC);
 
     private final Map<String, Object> streamsSettings;
-    /** What {@link #fileRules} read, once it has. */
-    private RuleSet fileRules;
 
     public ShaperConfig(Map<?, ?> settings) {
         super(CONFIG, shaperKeysOnly(settings), false);
@@ -641,19 +640,12 @@ public final class ShaperConfig extends AbstractConfig {
     }
 
     /**
-     * The default {@code poll.ms}: half the release tick of the fastest rule of the rules file (see
-     * {@link ReleasePace#tickMs}), at least 1 and at most 10 ms, so that an idle stream thread wakes up for each tick.
-     * With a rules topic the start sets it again for the topic's rules as well ({@link #defaultPollMs(double)}).
+     * The default {@code poll.ms}: half the release tick of the default rule's rate (see {@link ReleasePace#tickMs}),
+     * at least 1 and at most 10 ms, so that an idle stream thread wakes up for each tick. The start sets it again for
+     * the fastest of the rules it reads, the rules file's and the topic's ({@link #defaultPollMs(double)}).
      */
     private long pollMs() {
-        double fastest;
-        try {
-            fastest = new RuleBook(LiveRules.fixed(fileRules())).fastestRate();
-        } catch (ConfigException unreadable) {
-            // Not here: the start reads the rules file itself and names what is wrong with it.
-            fastest = defaultShapingRule().ratePerSecond();
-        }
-        return pollMsFor(fastest);
+        return pollMsFor(defaultShapingRule().ratePerSecond());
     }
 
     private long pollMsFor(double fastestRate) {
@@ -662,8 +654,8 @@ public final class ShaperConfig extends AbstractConfig {
 
     /**
      * The default {@code poll.ms} for rules whose fastest rate is {@code fastestRate}, or null when the settings set
-     * {@code poll.ms} themselves: the start calls it once it has read the rules topic, whose rules may be faster
-     * than the rules file's. (A rule the topic adds after the start does not change it.)
+     * {@code poll.ms} themselves: the start calls it once it has read the rules file, and again once it has read the
+     * rules topic. (A rule the topic adds after the start does not change it.)
      */
     public Long defaultPollMs(double fastestRate) {
         return streamsSettings.containsKey(StreamsConfig.POLL_MS_CONFIG) ? null : pollMsFor(fastestRate);
@@ -811,18 +803,6 @@ public final class ShaperConfig extends AbstractConfig {
         return getString(RULES_FILE_CONFIG);
     }
 
-    /**
-     * The rules file's rules over the default rules ({@link RulesFile#ruleSetFor}), read at the first call only: the
-     * start needs them for {@link #streamsProperties()} ({@code poll.ms}) and then for the rules themselves. A read
-     * that fails is not kept: the next call reads again and fails the same way.
-     */
-    public synchronized RuleSet fileRules() {
-        if (fileRules == null) {
-            fileRules = RulesFile.ruleSetFor(this);
-        }
-        return fileRules;
-    }
-
     /** The rules topic, or null when there is none. */
     public String rulesTopic() {
         String topic = getString(RULES_TOPIC_CONFIG);
@@ -831,7 +811,7 @@ public final class ShaperConfig extends AbstractConfig {
 
     /** True under {@code shaper.mode=shadow}: every rule is in shadow. */
     public boolean allInShadow() {
-        return RulesFile.MODE_SHADOW.equalsIgnoreCase(getString(MODE_CONFIG));
+        return MODE_SHADOW.equalsIgnoreCase(getString(MODE_CONFIG));
     }
 
     /** How long the output or rejected topic may stay missing before the instance stops. */

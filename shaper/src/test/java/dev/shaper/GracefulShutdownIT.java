@@ -58,7 +58,8 @@ class GracefulShutdownIT {
                 List<String> start = output.lines().skip(1).takeWhile(line -> !line.contains("Stop requested"))
                         .toList();
                 assertThat(start.stream().filter(line -> line.contains(" INFO "))).as("the start log (%s)", log)
-                        .hasSizeBetween(3, 40).anyMatch(line -> line.contains("Effective settings"))
+                        .hasSizeBetween(3, 40)
+                        .anyMatch(line -> line.contains("Effective settings") && line.contains("poll.ms=1,"))
                         .anyMatch(line -> line.contains("Topics: stop-in (2 partitions) -> stop-out"))
                         .anyMatch(line -> line.contains("Capacity: ")).anyMatch(line -> line.contains("Admission: "))
                         .anyMatch(line -> line.contains("-> RUNNING")).anyMatch(line -> line.contains("Ready: "));
@@ -112,6 +113,10 @@ class GracefulShutdownIT {
         p.setProperty(ShaperConfig.SHAPING_RATE_CONFIG, "50");
         p.setProperty(ShaperConfig.SHAPING_TICK_MS_CONFIG, "10");
         p.setProperty(ShaperConfig.OUTPUT_RELEASED_HEADER_CONFIG, "true"); // rates are checked at release
+        // A rule no key matches, faster than the default: the start picks poll.ms for it (1 ms; 5 for 50/s)
+        Path rules = work.resolve("rules.yaml");
+        Files.writeString(rules, "rules:\n  - prefix: never-\n    rate: 1000\n");
+        p.setProperty(ShaperConfig.RULES_FILE_CONFIG, rules.toAbsolutePath().toString());
         Path file = work.resolve("shaper.properties");
         try (Writer w = Files.newBufferedWriter(file)) {
             p.store(w, "GracefulShutdownIT");

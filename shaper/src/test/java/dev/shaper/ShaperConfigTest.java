@@ -495,31 +495,12 @@ class ShaperConfigTest {
     }
 
     @Test
-    void pollMsFollowsTheRulesFilesFastestRuleAndTheFileIsReadOnce(@TempDir Path dir) throws Exception {
-        // Given: a default rate of 25/s (a 20 ms tick: poll.ms 10) and a rules file with a rule of 100/s (5 ms: 2)
-        Path rules = dir.resolve("rules.yaml");
-        Files.writeString(rules, "rules:\n  - prefix: fast-\n    rate: 100\n");
-        ShaperConfig config = new ShaperConfig(Map.of("shaper.shaping.rate", "25",
-                ShaperConfig.RULES_FILE_CONFIG, rules.toString()));
+    void pollMsFollowsTheDefaultRateAndTheStartAsksForTheRulesFastest() {
+        // Given: a default rate of 25/s (a 20 ms tick: poll.ms 10)
+        ShaperConfig config = new ShaperConfig(Map.of("shaper.shaping.rate", "25"));
 
-        assertThat(config.streamsProperties()).containsEntry(StreamsConfig.POLL_MS_CONFIG, "2");
-        assertThat(new ShaperConfig(Map.of("shaper.shaping.rate", "25")).streamsProperties())
-                .containsEntry(StreamsConfig.POLL_MS_CONFIG, "10");
-
-        // Then: the rules the start builds on are the ones read for poll.ms, not a second read of the file
-        Files.delete(rules);
-        assertThat(config.fileRules()).isSameAs(config.fileRules());
-        assertThat(config.fileRules().rules()).singleElement()
-                .satisfies(rule -> assertThat(rule.shaping().ratePerSecond()).isEqualTo(100.0));
-    }
-
-    @Test
-    void anUnreadableRulesFileLeavesPollMsToTheDefaultRateAndFailsWhenTheRulesAreRead(@TempDir Path dir) {
-        ShaperConfig config = new ShaperConfig(Map.of("shaper.shaping.rate", "25",
-                ShaperConfig.RULES_FILE_CONFIG, dir.resolve("missing.yaml").toString()));
-
+        // Then: the settings alone take poll.ms from it; the start asks again for its rules' fastest (100/s: 2)
         assertThat(config.streamsProperties()).containsEntry(StreamsConfig.POLL_MS_CONFIG, "10");
-        assertThatThrownBy(config::fileRules).isInstanceOf(ConfigException.class)
-                .hasMessageContaining(ShaperConfig.RULES_FILE_CONFIG);
+        assertThat(config.defaultPollMs(100)).isEqualTo(2);
     }
 }

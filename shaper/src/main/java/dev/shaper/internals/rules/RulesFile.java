@@ -85,9 +85,9 @@ public final class RulesFile {
             + " with rate, per, burst), mode";
 
     /** The value of a rule's {@code mode} that puts it in shadow; {@code enforce} is the default. */
-    public static final String MODE_SHADOW = "shadow";
+    public static final String MODE_SHADOW = ShaperConfig.MODE_SHADOW;
     /** The value of a rule's {@code mode} that enforces it: the default. */
-    public static final String MODE_ENFORCE = "enforce";
+    public static final String MODE_ENFORCE = ShaperConfig.MODE_ENFORCE;
 
     /**
      * The most characters a rules file may hold, 3 MiB (about 100,000 one-line rules): a larger set of rules belongs
