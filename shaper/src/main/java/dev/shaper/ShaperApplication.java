@@ -19,7 +19,6 @@ import dev.shaper.internals.kafka.StartupTopics;
 import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.limits.TopicLimits;
 import dev.shaper.internals.metrics.ShaperMetrics;
-import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.internals.rules.LiveRules;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RuleSet;
@@ -28,6 +27,7 @@ import dev.shaper.internals.rules.RulesTopicLog;
 import dev.shaper.internals.rules.RulesTopicReader;
 import dev.shaper.internals.wiring.AdmissionWiring;
 import dev.shaper.internals.wiring.CapacityWiring;
+import dev.shaper.internals.wiring.InstanceParts;
 import dev.shaper.internals.wiring.TopologyWiring;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -72,38 +72,19 @@ public final class ShaperApplication {
 
     private final ShaperConfig config;
     private final KafkaStreams streams;
-    private final AdmissionController admission;
-    private final LiveInstanceCounter instances;
-    private final CapacityWiring.Capacity capacity;
-    private final ShaperMetrics metrics;
     private final StreamsHealth health;
-    private final OperationsServer http;
-    private final RulesTopicReader rulesReader;
-    private final InputPartitionWatch inputWatch;
-    private final OutputTopicsWatch outputWatch;
+    /** What the instance runs beside Kafka Streams, closed after it. */
+    private final InstanceParts parts;
     private final StopRequest stop;
-    /** The instance's Redis client, admission's and the capacity's; null without {@code shaper.redis.uri}. */
-    private final RedisClients.Client redis;
     private boolean closed;
 
-    private ShaperApplication(ShaperConfig config, KafkaStreams streams, AdmissionController admission,
-                              LiveInstanceCounter instances, CapacityWiring.Capacity capacity, ShaperMetrics metrics,
-                              StreamsHealth health, OperationsServer http, RulesTopicReader rulesReader,
-                              InputPartitionWatch inputWatch, OutputTopicsWatch outputWatch, StopRequest stop,
-                              RedisClients.Client redis) {
+    private ShaperApplication(ShaperConfig config, KafkaStreams streams, StreamsHealth health, InstanceParts parts,
+                              StopRequest stop) {
         this.config = config;
-        this.redis = redis;
-        this.stop = stop;
         this.streams = streams;
-        this.admission = admission;
-        this.instances = instances;
-        this.capacity = capacity;
-        this.metrics = metrics;
         this.health = health;
-        this.http = http;
-        this.rulesReader = rulesReader;
-        this.inputWatch = inputWatch;
-        this.outputWatch = outputWatch;
+        this.parts = parts;
+        this.stop = stop;
     }
 
     /** Exit code of a clean stop. */
@@ -235,27 +216,22 @@ public final class ShaperApplication {
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
         metrics.bindJvmAndProcess();
         streamsProps.put(ShaperMetrics.SETTINGS_KEY, metrics);
-        AdmissionController admission = null;
+        InstanceParts parts = new InstanceParts();
+        parts.metrics = metrics;
         KafkaStreams streams = null;
-        LiveInstanceCounter instances = null;
-        CapacityWiring.Capacity capacity = null;
         TaskBacklogs backlogs = new TaskBacklogs();
-        OperationsServer http = null;
-        RulesTopicReader rulesReader = null;
-        InputPartitionWatch inputWatch = null;
-        OutputTopicsWatch outputWatch = null;
-        RedisClients.Client redis = null;
         try {
-            redis = AdmissionWiring.redisClient(config); // one per instance: admission's and the capacity's
-            inputWatch = InputPartitionWatch.start(adminConfig(streamsProps), config.inputTopic(), partitions,
+            parts.redis = AdmissionWiring.redisClient(config); // one per instance: admission's and the capacity's
+            InputPartitionWatch inputWatch = InputPartitionWatch.start(adminConfig(streamsProps), config.inputTopic(), partitions,
                     streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG));
+            parts.inputWatch = inputWatch;
             LiveRules liveRules = LiveRules.fixed(fileRules);
             if (config.rulesTopic() != null) {
                 liveRules = LiveRules.updatable(fileRules);
-                rulesReader = new RulesTopicReader(clientConfig(streamsProps, ConsumerConfig.configNames()),
+                parts.rulesReader = new RulesTopicReader(clientConfig(streamsProps, ConsumerConfig.configNames()),
                         config.rulesTopic(), fileRules, liveRules);
-                startReading(rulesReader, config);
-                metrics.bindRulesTopic(rulesReader);
+                startReading(parts.rulesReader, config);
+                metrics.bindRulesTopic(parts.rulesReader);
                 // The topic's rules may be faster than the file's: the idle stream thread must wake for their ticks
                 usePollMsFor(new RuleBook(liveRules), config, streamsProps);
             }
@@ -267,15 +243,18 @@ public final class ShaperApplication {
                         ? "counted in the metrics only (mode=\"shadow\"; no shaper.shadow.topic)"
                         : "counted (mode=\"shadow\") and reported on " + config.shadowTopic());
             }
+            AdmissionController admission = null;
             if (rules.hasAdmission()) {
-                instances = new LiveInstanceCounter(adminConfig(streamsProps),
+                parts.instances = new LiveInstanceCounter(adminConfig(streamsProps),
                         streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
                         config.redisTimeout().multipliedBy(20));
-                admission = AdmissionWiring.forConfig(config, redis, instances, partitions);
+                admission = AdmissionWiring.forConfig(config, parts.redis, parts.instances, partitions);
+                parts.admission = admission;
             }
-            capacity = CapacityWiring.forConfig(config, redis,
+            CapacityWiring.Capacity capacity = CapacityWiring.forConfig(config, parts.redis,
                     streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG), partitions,
                     clientConfig(streamsProps, ConsumerConfig.configNames()));
+            parts.capacity = capacity;
             if (capacity.coordinator() != null) {
                 metrics.bindCapacityCoordinator(capacity.coordinator());
             }
@@ -298,13 +277,14 @@ public final class ShaperApplication {
             health.notReadyWhile(inputWatch::closedBecause);
             KafkaStreams pausable = streams;
             StopRequest stop = new StopRequest();
-            outputWatch = OutputTopicsWatch.start(adminConfig(streamsProps),
+            OutputTopicsWatch outputWatch = OutputTopicsWatch.start(adminConfig(streamsProps),
                     List.of(config.outputTopic(), config.rejectedTopic()), pausable::pause, pausable::resume,
                     () -> stop.request(EXIT_KAFKA), config.topicsMissingStop());
+            parts.outputWatch = outputWatch;
             health.notReadyWhile(outputWatch::problem);
             if (config.httpPort() >= 0) {
                 try {
-                    http = OperationsServer.start(config.httpPort(), registry, health, streams,
+                    parts.http = OperationsServer.start(config.httpPort(), registry, health, streams,
                             ShaperTopology.KEY_STATE_STORE, rules.copy(), config.admissionKeyHeader(), self,
                             partitions, backlogs, loop == null ? null : loop::status, capacity.holding());
                 } catch (IOException e) {
@@ -313,26 +293,14 @@ public final class ShaperApplication {
                                     + " free port, or -1 for no HTTP server");
                 }
             }
-            return new ShaperApplication(config, streams, admission, instances, capacity, metrics, health, http,
-                    rulesReader, inputWatch, outputWatch, stop, redis);
+            return new ShaperApplication(config, streams, health, parts, stop);
         } catch (RuntimeException e) {
             // Nothing started yet, but threads and connections exist: release them before reporting the error.
             if (streams != null) {
                 streams.close(CLOSE_TIMEOUT);
             }
-            releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch,
-                    outputWatch, redis);
+            parts.close();
             throw e;
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable resource) {
-        if (resource != null) {
-            try {
-                resource.close();
-            } catch (Exception e) {
-                LOG.warn("while closing {}: {}", resource.getClass().getSimpleName(), e.toString());
-            }
         }
     }
 
@@ -397,7 +365,7 @@ public final class ShaperApplication {
             LOG.info("Kafka Streams state {} -> {}", oldState, newState);
             health.stateChanged();
             if (newState == KafkaStreams.State.RUNNING) {
-                capacity.instanceRunning(); // the start's restores are over; later ones come with rebalances
+                parts.capacity.instanceRunning(); // the start's restores are over; later ones come with rebalances
             }
             if (newState == KafkaStreams.State.ERROR) {
                 stop.request(EXIT_FATAL);
@@ -407,10 +375,10 @@ public final class ShaperApplication {
         });
         LOG.info("Starting shaper {}: {} -> {} (rejected: {})", version(), config.inputTopic(), config.outputTopic(),
                 config.rejectedTopic());
-        if (admission != null) {
-            admission.start();
+        if (parts.admission != null) {
+            parts.admission.start();
         }
-        capacity.start();
+        parts.capacity.start();
         streams.start();
     }
 
@@ -420,17 +388,17 @@ public final class ShaperApplication {
 
     /** The port of the HTTP server, or -1 when it is off. */
     public int httpPort() {
-        return http == null ? -1 : http.port();
+        return parts.http == null ? -1 : parts.http.port();
     }
 
     /** This instance's meters, as {@code /metrics} publishes them. */
     public MeterRegistry meterRegistry() {
-        return metrics.registry();
+        return parts.metrics.registry();
     }
 
     /**
-     * Closes Kafka Streams (a clean close commits) and then the admission's Redis connections. Idempotent: the
-     * shutdown hook and the main thread may both call it, one after the other.
+     * Closes Kafka Streams (a clean close commits) and then what runs beside it ({@link InstanceParts}). Idempotent:
+     * the shutdown hook and the main thread may both call it, one after the other.
      */
     public synchronized void close() {
         if (closed) {
@@ -449,29 +417,7 @@ public final class ShaperApplication {
             LOG.warn("Kafka Streams did not close within {}; the next start restores from the changelogs",
                     CLOSE_TIMEOUT);
         }
-        releaseAfterStreams(admission, instances, capacity, metrics, http, rulesReader, inputWatch, outputWatch,
-                redis);
-    }
-
-    /**
-     * What is closed once Kafka Streams is: the rules topic's reader, the topics' watches, the admission
-     * (its last batched sync), the instance counter, the capacity's leases, the Redis client both used, the metrics
-     * and, last, the HTTP server, which answered "not ready" until then. Any of them may be null.
-     */
-    private static void releaseAfterStreams(AdmissionController admission, LiveInstanceCounter instances,
-                                            CapacityWiring.Capacity capacity, ShaperMetrics metrics,
-                                            OperationsServer http, RulesTopicReader rulesReader,
-                                            InputPartitionWatch inputWatch, OutputTopicsWatch outputWatch,
-                                            RedisClients.Client redis) {
-        closeQuietly(rulesReader);
-        closeQuietly(inputWatch);
-        closeQuietly(outputWatch);
-        closeQuietly(admission);
-        closeQuietly(instances);
-        closeQuietly(capacity);
-        closeQuietly(redis); // after both its users
-        closeQuietly(metrics);
-        closeQuietly(http);
+        parts.close();
     }
 
     /** The Admin client settings among the Kafka Streams settings (bootstrap servers, security, ...). */
