@@ -92,7 +92,8 @@ class RedisRefusalIT {
 
             // Then: local buckets, and the refusal is named, not taken for "does not answer"
             assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
-            assertThat(controller.redisFailure().kind()).as(uri).isEqualTo(RedisFailure.Kind.AUTHENTICATION);
+            assertThat(controller.redisFailure().kind()).as(uri + ": " + controller.redisFailure())
+                    .isEqualTo(RedisFailure.Kind.AUTHENTICATION);
             assertThat(admissionLog(Level.ERROR, "refuses the shaper's credentials")).as(uri).hasSize(1);
             assertThat(admissionLog(Level.ERROR, "")).hasSize(1);
             assertThat(admissionLog(Level.WARN, "")).isEmpty();
