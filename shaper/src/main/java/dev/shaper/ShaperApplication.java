@@ -220,15 +220,18 @@ public final class ShaperApplication {
         parts.metrics = metrics;
         KafkaStreams streams = null;
         TaskBacklogs backlogs = new TaskBacklogs();
+        Map<String, Object> adminSettings = ClientSettings.admin(streamsProps);
+        Map<String, Object> consumerSettings = ClientSettings.among(streamsProps, ConsumerConfig.configNames());
+        String applicationId = streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
         try {
             parts.redis = AdmissionWiring.redisClient(config); // one per instance: admission's and the capacity's
-            InputPartitionWatch inputWatch = InputPartitionWatch.start(adminConfig(streamsProps), config.inputTopic(), partitions,
-                    streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG));
+            InputPartitionWatch inputWatch = InputPartitionWatch.start(adminSettings, config.inputTopic(), partitions,
+                    applicationId);
             parts.inputWatch = inputWatch;
             LiveRules liveRules = LiveRules.fixed(fileRules);
             if (config.rulesTopic() != null) {
                 liveRules = LiveRules.updatable(fileRules);
-                parts.rulesReader = new RulesTopicReader(clientConfig(streamsProps, ConsumerConfig.configNames()),
+                parts.rulesReader = new RulesTopicReader(consumerSettings,
                         config.rulesTopic(), fileRules, liveRules);
                 startReading(parts.rulesReader, config);
                 metrics.bindRulesTopic(parts.rulesReader);
@@ -245,15 +248,13 @@ public final class ShaperApplication {
             }
             AdmissionController admission = null;
             if (rules.hasAdmission()) {
-                parts.instances = new LiveInstanceCounter(adminConfig(streamsProps),
-                        streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
+                parts.instances = new LiveInstanceCounter(adminSettings, applicationId,
                         config.redisTimeout().multipliedBy(20));
                 admission = AdmissionWiring.forConfig(config, parts.redis, parts.instances, partitions);
                 parts.admission = admission;
             }
-            CapacityWiring.Capacity capacity = CapacityWiring.forConfig(config, parts.redis,
-                    streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG), partitions,
-                    clientConfig(streamsProps, ConsumerConfig.configNames()));
+            CapacityWiring.Capacity capacity = CapacityWiring.forConfig(config, parts.redis, applicationId,
+                    partitions, consumerSettings);
             parts.capacity = capacity;
             if (capacity.coordinator() != null) {
                 metrics.bindCapacityCoordinator(capacity.coordinator());
@@ -277,7 +278,7 @@ public final class ShaperApplication {
             health.notReadyWhile(inputWatch::closedBecause);
             KafkaStreams pausable = streams;
             StopRequest stop = new StopRequest();
-            OutputTopicsWatch outputWatch = OutputTopicsWatch.start(adminConfig(streamsProps),
+            OutputTopicsWatch outputWatch = OutputTopicsWatch.start(adminSettings,
                     List.of(config.outputTopic(), config.rejectedTopic()), pausable::pause, pausable::resume,
                     () -> stop.request(EXIT_KAFKA), config.topicsMissingStop());
             parts.outputWatch = outputWatch;
@@ -420,16 +421,6 @@ public final class ShaperApplication {
         parts.close();
     }
 
-    /** The Admin client settings among the Kafka Streams settings (bootstrap servers, security, ...). */
-    private static Map<String, Object> adminConfig(Properties streamsProps) {
-        return ClientSettings.admin(streamsProps);
-    }
-
-    /** The settings among the Kafka Streams settings that a client with these {@code names} knows. */
-    private static Map<String, Object> clientConfig(Properties streamsProps, java.util.Set<String> names) {
-        return ClientSettings.among(streamsProps, names);
-    }
-
     /**
      * Sets {@code poll.ms} for the fastest of {@code rules}, unless the settings set it: an idle stream thread must
      * wake for each release tick of the fastest key.
@@ -443,9 +434,10 @@ public final class ShaperApplication {
 
     /** The topics checked as a start needs them (see {@link StartupTopics}), every failure a start failure. */
     private static StartupTopics startupTopics(ShaperConfig config, Properties streamsProps) {
+        Map<String, Object> adminSettings = ClientSettings.admin(streamsProps);
         try {
-            BrokerCheck.requireAnswer(adminConfig(streamsProps), BrokerCheck.WAIT);
-            return StartupTopics.check(config, streamsProps, adminConfig(streamsProps));
+            BrokerCheck.requireAnswer(adminSettings, BrokerCheck.WAIT);
+            return StartupTopics.check(config, streamsProps, adminSettings);
         } catch (BrokerCheck.NoBrokerAnswers e) {
             throw new StartupException(e.getMessage() + " (" + StreamsConfig.BOOTSTRAP_SERVERS_CONFIG + ")");
         } catch (StartupTopics.Unfit e) {

@@ -7,7 +7,6 @@ import dev.shaper.internals.redis.RedisScript;
 import dev.shaper.internals.redis.RedisUnavailableException;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
@@ -17,7 +16,6 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.event.connection.ReconnectFailedEvent;
-import io.lettuce.core.resource.ClientResources;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -55,11 +53,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
     private final RedisClients.Client redis;
     /** Whether the client is this object's alone, made for it (tests, tools), so that it closes it too. */
     private final boolean ownsClient;
-    private final RedisClient client;
-    private final ClientResources resources;
     private final List<RedisConnectionStateListener> listeners = new CopyOnWriteArrayList<>();
-    private final Duration timeout;
-    private final String description;
     private volatile StatefulRedisConnection<byte[], byte[]> calls;
     private volatile StatefulRedisConnection<byte[], byte[]> pipeline;
     private volatile RedisCallObserver observer = RedisCallObserver.NONE;
@@ -97,13 +91,9 @@ public final class RedisTokenBuckets implements AutoCloseable {
     private RedisTokenBuckets(RedisClients.Client redis, boolean ownsClient) {
         this.redis = redis;
         this.ownsClient = ownsClient;
-        this.timeout = redis.timeout();
-        this.description = redis.description();
-        this.resources = redis.resources();
-        this.client = redis.client();
         // A command on a connection that is down fails with "not connected": the reconnect's own failure says
         // why (a password changed, a certificate expired), so it is kept for the error the caller gets.
-        this.reconnectEvents = resources.eventBus().get().subscribe(event -> {
+        this.reconnectEvents = redis.resources().eventBus().get().subscribe(event -> {
             if (event instanceof ReconnectFailedEvent failed) {
                 reconnectFailure = failed.getCause();
             }
@@ -113,7 +103,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     /**
      * Runs {@code action} whenever one of the client's connections to Redis is established (these buckets' or, on the
-     * instance's client, the capacity's), the first time or again after an outage. It runs on a Lettuce I/O thread, so it must hand its work over rather than block.
+     * instance's client, the capacity's), the first time or again after an outage. It runs on a Lettuce I/O thread,
+     * so it must hand its work over rather than block.
      */
     public void onConnected(Runnable action) {
         RedisConnectionStateListener listener = new RedisConnectionStateListener() {
@@ -123,12 +114,12 @@ public final class RedisTokenBuckets implements AutoCloseable {
             }
         };
         listeners.add(listener);
-        client.addListener(listener);
+        redis.client().addListener(listener);
     }
 
     /** The URI without its password, for logs. */
     public String description() {
-        return description;
+        return redis.description();
     }
 
     /** Reports every call's latency to {@code observer} from now on. */
@@ -277,7 +268,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
     private RedisUnavailableException unavailable(RuntimeException e) {
         Throwable reconnect = reconnectFailure;
         Throwable cause = reconnect != null && !isConnected() ? reconnect : e;
-        return new RedisUnavailableException("Redis " + description + ": " + cause.getMessage(), cause);
+        return new RedisUnavailableException("Redis " + redis.description() + ": " + cause.getMessage(), cause);
     }
 
     private boolean isConnected() {
@@ -552,14 +543,15 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * at the first failed one and so hides whether the others ran), at most the timeout in all.
      */
     private void await(List<RedisFuture<List<Object>>> replies) throws RedisUnavailableException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = System.nanoTime() + redis.timeout().toNanos();
         for (RedisFuture<List<Object>> reply : replies) {
             try {
                 reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.ExecutionException e) {
                 // examined by the caller
             } catch (java.util.concurrent.TimeoutException e) {
-                throw new RedisUnavailableException("Redis " + description + ": no answer within " + timeout, null);
+                throw new RedisUnavailableException("Redis " + redis.description() + ": no answer within "
+                        + redis.timeout(), null);
             } catch (InterruptedException e) {
                 throw interrupted(e);
             }
@@ -573,14 +565,14 @@ public final class RedisTokenBuckets implements AutoCloseable {
         } catch (InterruptedException e) {
             throw interrupted(e);
         } catch (java.util.concurrent.ExecutionException e) {
-            throw new RedisUnavailableException("Redis " + description + ": " + e.getCause().getMessage(),
+            throw new RedisUnavailableException("Redis " + redis.description() + ": " + e.getCause().getMessage(),
                     e.getCause());
         }
     }
 
     private RedisUnavailableException interrupted(InterruptedException e) {
         Thread.currentThread().interrupt();
-        return new RedisUnavailableException("interrupted while charging Redis " + description, e);
+        return new RedisUnavailableException("interrupted while charging Redis " + redis.description(), e);
     }
 
     private static boolean isNoScript(RedisFuture<List<Object>> reply) {
@@ -628,7 +620,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
         try {
             String reply = calls().sync().ping();
             if (!"PONG".equals(reply)) {
-                throw new RedisUnavailableException("Redis " + description + " answered PING with " + reply, null);
+                throw new RedisUnavailableException("Redis " + redis.description() + " answered PING with " + reply,
+                        null);
             }
         } catch (RuntimeException e) {
             throw unavailable(e);
@@ -642,7 +635,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
         if (c == null) {
             synchronized (this) {
                 if (calls == null) {
-                    calls = client.connect(ByteArrayCodec.INSTANCE);
+                    calls = redis.client().connect(ByteArrayCodec.INSTANCE);
                 }
                 c = calls;
             }
@@ -655,7 +648,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
         if (c == null) {
             synchronized (this) {
                 if (pipeline == null) {
-                    StatefulRedisConnection<byte[], byte[]> p = client.connect(ByteArrayCodec.INSTANCE);
+                    StatefulRedisConnection<byte[], byte[]> p = redis.client().connect(ByteArrayCodec.INSTANCE);
                     p.setAutoFlushCommands(false);
                     pipeline = p;
                 }
@@ -669,7 +662,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
     @Override
     public synchronized void close() {
         reconnectEvents.dispose();
-        listeners.forEach(client::removeListener);
+        listeners.forEach(redis.client()::removeListener);
         if (calls != null) {
             calls.close();
         }

@@ -43,7 +43,8 @@ public record StartupTopics(int inputPartitions, TopicLimits topicLimits) {
             checkStateLayout(admin, config, applicationId, partitions);
             try {
                 return new StartupTopics(partitions, TopicLimitsReader.read(admin, 60_000,
-                        new TopicLimitsReader.Producer(config.producerMaxRequestSize(), config.producerCompressionType()),
+                        new TopicLimitsReader.Producer(config.producerMaxRequestSize(),
+                                config.producerCompressionType()),
                         config.outputTopic(), config.rejectedTopic(), config.shadowTopic(),
                         ShaperTopology.changelogTopics(applicationId),
                         new TopicLimitsReader.NewChangelog(TopologyWiring.changelogMaxMessageBytes(config))));

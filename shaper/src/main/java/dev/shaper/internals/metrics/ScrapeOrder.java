@@ -46,7 +46,7 @@ public final class ScrapeOrder {
     }
 
     private static int place(String family) {
-        String name = family.startsWith("# HELP ") ? family.substring(7, indexOfSpaceOrEnd(family, 7)) : "";
+        String name = family.startsWith("# HELP ") ? family.substring(7).split("[ \n]", 2)[0] : "";
         int place = PREFIXES.size() - 1;
         int longest = -1;
         for (int i = 0; i < PREFIXES.size(); i++) {
@@ -57,12 +57,5 @@ public final class ScrapeOrder {
             }
         }
         return place;
-    }
-
-    private static int indexOfSpaceOrEnd(String text, int from) {
-        int space = text.indexOf(' ', from);
-        int newline = text.indexOf('\n', from);
-        int end = space < 0 ? text.length() : space;
-        return newline >= 0 && newline < end ? newline : end;
     }
 }

@@ -27,7 +27,8 @@ public final class AdmissionWiring {
      * The admission of one instance, not started: on Redis when {@code shaper.redis.uri} is set, local buckets
      * otherwise; its background work on one daemon thread.
      *
-     * @param redis           the instance's Redis client ({@link #redisClient}), or null without {@code shaper.redis.uri}
+     * @param redis           the instance's Redis client ({@link #redisClient}), or null without
+     *                        {@code shaper.redis.uri}
      * @param liveInstances   counts the live instances of the application, for the local fallback's share
      * @param inputPartitions the most instances that can be admitting at once: the count until one has succeeded
      */
