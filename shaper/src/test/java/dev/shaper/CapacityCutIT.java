@@ -51,9 +51,7 @@ class CapacityCutIT {
         broker.createTopics(PARTITIONS, name + "-in");
         broker.createTopics(1, name + "-out", name + "-rejected", name + "-feedback");
         Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
-        settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, name + "-in");
-        settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, name + "-out");
-        settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, name + "-rejected");
+        ShaperInstance.useTopics(settings, name);
         settings.put(ShaperConfig.SHAPING_RATE_CONFIG, 100_000.0);
         settings.put(ShaperConfig.SHAPING_MAX_QUEUE_CONFIG, 1_000_000);
         settings.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, MAX_DELAY_MS);

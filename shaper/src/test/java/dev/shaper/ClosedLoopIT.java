@@ -63,9 +63,7 @@ class ClosedLoopIT {
         broker.createTopics(partitions, name + "-in");
         broker.createTopics(1, name + "-out", name + "-rejected", name + "-feedback");
         Map<String, Object> s = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
-        s.put(ShaperConfig.INPUT_TOPIC_CONFIG, name + "-in");
-        s.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, name + "-out");
-        s.put(ShaperConfig.REJECTED_TOPIC_CONFIG, name + "-rejected");
+        ShaperInstance.useTopics(s, name);
         s.put(ShaperConfig.SHAPING_RATE_CONFIG, 100_000.0);
         s.put(ShaperConfig.SHAPING_MAX_QUEUE_CONFIG, 1_000_000);
         s.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, 600_000L); // the backlog grows while the capacity is low

@@ -47,9 +47,7 @@ class InputRepartitionedIT {
         broker.createTopics(2, name + "-in");
         broker.createTopics(1, name + "-out", name + "-rejected");
         Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
-        settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, name + "-in");
-        settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, name + "-out");
-        settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, name + "-rejected");
+        ShaperInstance.useTopics(settings, name);
         settings.put(ShaperConfig.SHAPING_RATE_CONFIG, 5.0);
         settings.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, 60_000L);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,

@@ -45,9 +45,7 @@ class OperationsIT {
     private static Map<String, Object> settings(String name, int partitions) {
         broker.createTopics(partitions, name + "-in", name + "-out", name + "-rejected");
         Map<String, Object> s = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
-        s.put(ShaperConfig.INPUT_TOPIC_CONFIG, name + "-in");
-        s.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, name + "-out");
-        s.put(ShaperConfig.REJECTED_TOPIC_CONFIG, name + "-rejected");
+        ShaperInstance.useTopics(s, name);
         return s;
     }
 

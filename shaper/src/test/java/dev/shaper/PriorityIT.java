@@ -142,9 +142,7 @@ class PriorityIT {
         broker.createTopics(1, name + "-out", name + "-rejected");
         Path rulesFile = Files.writeString(dir.resolve(name + ".yaml"), rules);
         Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
-        settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, name + "-in");
-        settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, name + "-out");
-        settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, name + "-rejected");
+        ShaperInstance.useTopics(settings, name);
         settings.put(ShaperConfig.RULES_FILE_CONFIG, rulesFile.toString());
         settings.put(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, CAPACITY);
         settings.put(ShaperConfig.SHAPING_TICK_MS_CONFIG, TICK_MS);

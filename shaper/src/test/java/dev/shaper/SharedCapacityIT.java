@@ -188,9 +188,7 @@ class SharedCapacityIT {
             broker.createTopics(PARTITIONS, name + "-in");
             broker.createTopics(1, name + "-out", name + "-rejected");
             Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
-            settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, name + "-in");
-            settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, name + "-out");
-            settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, name + "-rejected");
+            ShaperInstance.useTopics(settings, name);
             settings.put(ShaperConfig.SHAPING_RATE_CONFIG, 100_000.0);
             settings.put(ShaperConfig.SHAPING_TOTAL_RATE_CONFIG, CAPACITY);
             settings.put(ShaperConfig.SHAPING_TOTAL_SCOPE_CONFIG, ShaperConfig.TOTAL_SCOPE_CLUSTER);

@@ -97,6 +97,16 @@ public final class ShaperInstance implements AutoCloseable {
         return s;
     }
 
+    /**
+     * Names the instance's topics after {@code prefix}: {@code <prefix>-in}, {@code <prefix>-out} and
+     * {@code <prefix>-rejected}, as the tests create them.
+     */
+    public static void useTopics(Map<String, Object> settings, String prefix) {
+        settings.put(ShaperConfig.INPUT_TOPIC_CONFIG, prefix + "-in");
+        settings.put(ShaperConfig.OUTPUT_TOPIC_CONFIG, prefix + "-out");
+        settings.put(ShaperConfig.REJECTED_TOPIC_CONFIG, prefix + "-rejected");
+    }
+
     @Override
     public void close() throws Exception {
         application.close();
