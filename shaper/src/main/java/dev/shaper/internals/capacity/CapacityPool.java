@@ -55,6 +55,8 @@ public final class CapacityPool {
     private final LongSupplier wallClockMs;
     /** The pool over the last seconds, by {@link #wallClockMs}. */
     private final PoolHistory history = new PoolHistory();
+    /** The instance's releases against the pool's rate: what a task held back by its own part may still take. */
+    private final PoolPace pace = new PoolPace();
     /** See {@link #mostInOneSecond}. */
     private long mostInOneSecond;
 
@@ -135,6 +137,7 @@ public final class CapacityPool {
     /** {@code units} of one of the instance's tasks left at {@code wallMs}, at once or from a queue. */
     public synchronized void released(long wallMs, long units) {
         releases.record(wallMs, units);
+        pace.released(wallMs, units, pooled());
         mostInOneSecond = Math.max(mostInOneSecond, releases.heldAt(wallMs));
     }
 
@@ -236,16 +239,22 @@ public final class CapacityPool {
     }
 
     /**
-     * Takes {@code units} another task gave up, if that many wait, for a record of {@code priority} that the rate its
-     * task was given held back. Not for a priority lower than one the pool could not serve whole: spare units go to
-     * the priority the capacity ran out at, not below it.
+     * Takes {@code units} for a record of {@code priority} that the rate its task was given held back at
+     * {@code wallMs}: units another task gave up, if that many wait, or else, while the instance as a whole has
+     * released less than its pool lately ({@link PoolPace}), room the other tasks' parts left between their ticks.
+     * Not for a priority lower than one the pool could not serve whole: such units go to the priority the capacity
+     * ran out at, not below it.
      */
-    public synchronized boolean takeSpare(long units, int priority) {
-        if (priority > lastServedPriority || spare < units) {
+    public synchronized boolean takeSpare(long units, int priority, long wallMs) {
+        if (priority > lastServedPriority) {
             return false;
         }
-        spare -= units;
-        return true;
+        if (spare >= units) {
+            spare -= units;
+            return true;
+        }
+        // A task alone in the pool has it all as its part: its own limiter, and the shares of its bands, spend it.
+        return members.size() > 1 && pace.behind(wallMs);
     }
 
     /** The rates the tasks last asked for, together. */

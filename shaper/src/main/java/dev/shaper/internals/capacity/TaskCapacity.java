@@ -149,10 +149,10 @@ public final class TaskCapacity {
 
     /**
      * Whether {@code cost} units of {@code priority} may leave at {@code wallMs} beyond the task's own part, from what
-     * other tasks of the instance gave up; they count as used.
+     * other tasks of the instance gave up or the instance as a whole is behind its pool; they count as used.
      */
     public boolean takeSpare(long cost, int priority, long wallMs) {
-        if (pool == null || !pool.takeSpare(cost, priority)) {
+        if (pool == null || !pool.takeSpare(cost, priority, wallMs)) {
             return false;
         }
         used(cost, priority, wallMs);

@@ -105,10 +105,25 @@ class CapacityPoolTest {
         assertThat(pool.demandByPriority()).isEqualTo(PriorityDemand.of(new double[] {90, 400}));
         // And: what a task gives up goes to a priority the pool ran out at, not below it
         pool.depositSpare(10, 1);
-        assertThat(pool.takeSpare(5, 1)).isTrue();
+        assertThat(pool.takeSpare(5, 1, 0)).isTrue();
         interactive.update(PriorityDemand.of(new double[] {200}));
-        assertThat(pool.takeSpare(1, 1)).isFalse();
-        assertThat(pool.takeSpare(1, 0)).isTrue();
+        assertThat(pool.takeSpare(1, 1, 0)).isFalse();
+        assertThat(pool.takeSpare(1, 0, 0)).isTrue();
+    }
+
+    @Test
+    void shouldLetATaskHeldBackByItsPartTakeWhatTheInstanceIsBehindItsPool() {
+        // Given: 100/s pooled (two tasks), with 5 units released at 0 ms: due, at the pool's rate, until 50 ms
+        pool.join(0);
+        pool.join(1);
+        pool.released(0, 5);
+        // Then: no more than the pool while the instance is on its pace, more once it fell behind
+        assertThat(pool.takeSpare(1, 0, 40)).isFalse();
+        assertThat(pool.takeSpare(1, 0, 60)).isTrue();
+        // And: a long quiet stretch is not owed: only the last 100 ms count (10 units at 100/s)
+        pool.released(2_000, 10);
+        assertThat(pool.takeSpare(1, 0, 1_999)).isFalse();
+        assertThat(pool.takeSpare(1, 0, 2_001)).isTrue();
     }
 
     /** {@code unitsPerSecond} at the highest priority. */
