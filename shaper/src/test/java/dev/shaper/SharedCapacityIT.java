@@ -51,11 +51,13 @@ class SharedCapacityIT {
     private static final long MAX_DELAY_MS = 2_000;
     /** No second of the two instances' releases together above the capacity plus one record per instance. */
     private static final int WINDOW_BOUND = (int) CAPACITY + 2;
-    /**
-     * How close to the capacity the output runs while the machine lets the shaper run, the bound docs/capacity.md
-     * states with its figures.
-     */
+    /** How far above the capacity the output's slope may run: releases come in ticks, the window bounds each second. */
     private static final double RATE_TOLERANCE = 0.08;
+    /**
+     * The least share of the capacity the output uses while the machine lets the shaper run, the bound
+     * docs/capacity.md states with its figures.
+     */
+    private static final double LEAST_USE = 0.95;
     private static final AtomicInteger RUNS = new AtomicInteger();
 
     @RegisterExtension
@@ -148,7 +150,7 @@ class SharedCapacityIT {
                     + " {}/{}", outageRate, afterRate, CAPACITY, afterRunning, backAfterMs, densest,
                     switches(run.first, "local"), switches(run.second, "local"));
             assertThat(outageRate).isLessThanOrEqualTo(CAPACITY * 0.85);
-            assertThat(afterRate).isBetween(CAPACITY * (1 - RATE_TOLERANCE) * afterRunning,
+            assertThat(afterRate).isBetween(CAPACITY * LEAST_USE * afterRunning,
                     CAPACITY * (1 + RATE_TOLERANCE));
             assertThat(densest).isLessThanOrEqualTo(WINDOW_BOUND);
             assertThat(backAfterMs).isLessThanOrEqualTo(2 * LEASE.toMillis());
@@ -291,8 +293,9 @@ class SharedCapacityIT {
     }
 
     /**
-     * The output between {@code fromMs} and {@code toMs}, with every queue still backlogged: at the capacity within
-     * {@link #RATE_TOLERANCE} (slope of the release times), below it only by what the stream threads' stalls cost,
+     * The output between {@code fromMs} and {@code toMs}, with every queue still backlogged: at most
+     * {@link #RATE_TOLERANCE} above the capacity (slope of the release times), at least {@link #LEAST_USE} of it
+     * less only what the stream threads' stalls cost,
      * as the shaper measured them ({@link Run#runningShare}); no second of the whole run above {@link #WINDOW_BOUND}.
      */
     private static void assertCapacity(Run run, long[] released, long fromMs, long toMs, String load) {
@@ -304,7 +307,7 @@ class SharedCapacityIT {
         LOG.info("{} load: {}/s released between 3 s in and the end of sending (the stream threads running {} of that time), at"
                 + " most {} in one second of the run, against a capacity of {}/s", load, rate, running, densest,
                 CAPACITY);
-        assertThat(rate).isBetween(CAPACITY * (1 - RATE_TOLERANCE) * running, CAPACITY * (1 + RATE_TOLERANCE));
+        assertThat(rate).isBetween(CAPACITY * LEAST_USE * running, CAPACITY * (1 + RATE_TOLERANCE));
         assertThat(densest).isLessThanOrEqualTo(WINDOW_BOUND);
     }
 

@@ -49,6 +49,9 @@ public final class CapacityPool {
         }
     }
 
+    /** A fall of the pool smaller than this share is a lease's usual wobble, not a fall that holds the window. */
+    private static final double FALL = 0.02;
+
     /** The instance's releases over the last second, all tasks together. */
     private final ReleaseWindow releases = new ReleaseWindow();
     /** The wall clock of the releases, in milliseconds. */
@@ -254,7 +257,16 @@ public final class CapacityPool {
             return true;
         }
         // A task alone in the pool has it all as its part: its own limiter, and the shares of its bands, spend it.
-        return members.size() > 1 && pace.behind(wallMs);
+        return members.size() > 1 && !fellWithinASecond(wallMs) && pace.behind(wallMs);
+    }
+
+    /**
+     * Whether the pool fell by more than {@link #FALL} in the second up to {@code wallMs}: the window still holds
+     * releases made at the larger pool, and the room it frees goes to the tasks at their parts, as the queue's
+     * estimate after a fall counts it, not to whichever asks first.
+     */
+    private boolean fellWithinASecond(long wallMs) {
+        return history.highestSince(wallMs - 1_000, pooled()) > pooled() * (1 + FALL);
     }
 
     /** The rates the tasks last asked for, together. */

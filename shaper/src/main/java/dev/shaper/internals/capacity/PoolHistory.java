@@ -42,6 +42,20 @@ final class PoolHistory {
         }
     }
 
+    /** The highest pool from {@code wallMs} until now, {@code current} being the pool now. */
+    double highestSince(long wallMs, double current) {
+        double highest = current;
+        Iterator<Change> newestFirst = changes.descendingIterator();
+        while (newestFirst.hasNext()) {
+            Change change = newestFirst.next();
+            highest = Math.max(highest, change.pool);
+            if (change.fromMs <= wallMs) {
+                break;
+            }
+        }
+        return highest;
+    }
+
     /**
      * The lowest pool from {@code wallMs} until now, {@code current} being the pool now: what a release stamped at
      * {@code wallMs} may be held to.

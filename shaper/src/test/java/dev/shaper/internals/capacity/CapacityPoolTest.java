@@ -126,6 +126,23 @@ class CapacityPoolTest {
         assertThat(pool.takeSpare(1, 0, 2_001)).isTrue();
     }
 
+    @Test
+    void shouldNotLetATaskTakeWhatTheInstanceIsBehindForASecondAfterThePoolFell() {
+        // Given: two tasks on a lease of 200/s, which falls to 100/s at 1,000 ms
+        long[] wallMs = {0};
+        CapacityPool leased = new CapacityPool(400, 8, () -> wallMs[0]);
+        leased.join(0);
+        leased.join(1);
+        leased.useLease(200);
+        leased.released(0, 1);
+        wallMs[0] = 1_000;
+        leased.useLease(100);
+        // Then: for a second the window's room goes to the tasks at their parts only, then the pace counts again
+        assertThat(leased.takeSpare(1, 0, 1_500)).isFalse();
+        leased.released(1_500, 1);
+        assertThat(leased.takeSpare(1, 0, 2_100)).isTrue();
+    }
+
     /** {@code unitsPerSecond} at the highest priority. */
     private static PriorityDemand d(double unitsPerSecond) {
         return PriorityDemand.ofHighest(unitsPerSecond);
