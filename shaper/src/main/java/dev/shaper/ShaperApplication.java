@@ -279,7 +279,8 @@ public final class ShaperApplication {
             KafkaStreams pausable = streams;
             StopRequest stop = new StopRequest();
             OutputTopicsWatch outputWatch = OutputTopicsWatch.start(adminSettings,
-                    List.of(config.outputTopic(), config.rejectedTopic()), pausable::pause, pausable::resume,
+                    List.of(config.outputTopic(), config.rejectedTopic()),
+                    ShaperTopology.changelogTopics(applicationId), pausable::pause, pausable::resume,
                     () -> stop.request(EXIT_KAFKA), config.topicsMissingStop());
             parts.outputWatch = outputWatch;
             health.notReadyWhile(outputWatch::problem);

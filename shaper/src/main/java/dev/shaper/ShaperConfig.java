@@ -253,10 +253,12 @@ public final class ShaperConfig extends AbstractConfig {
     /** How long a topic the shaper writes to may stay missing before the instance stops. */
     public static final String TOPICS_MISSING_STOP_MS_CONFIG = "shaper.topics.missing.stop.ms";
     public static final String TOPICS_MISSING_STOP_MS_DOC = "How long, in milliseconds, the output or the rejected"
-            + " topic may stay missing (deleted, or no longer visible to the shaper) before the instance stops with"
-            + " exit code 4. Meanwhile it is paused (nothing released, rejected or taken from the input) and not"
-            + " ready, and resumes if the topic exists again. The queues keep their records in their changelogs, so"
-            + " an instance started again once the topic is back loses none.";
+            + " topic, or a changelog topic of the shaper's stores, may stay missing (deleted, or no longer visible to"
+            + " the shaper) before the instance stops with exit code 4. Meanwhile it is paused (nothing released,"
+            + " rejected or taken from the input) and not ready, and resumes if the topic exists again. The queues"
+            + " keep their records in their changelogs, so an instance started again once the output or rejected"
+            + " topic is back loses none; a changelog deleted takes with it what was queued before, once the"
+            + " instance stops.";
 
     /** In-memory key states kept per instance, all its tasks together. */
     /** Off-heap memory of all RocksDB stores of the instance together. */

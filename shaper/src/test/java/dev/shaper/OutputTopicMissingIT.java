@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The output topic deleted under a running instance, on a real broker (topics are not created on demand): the
- * instance notices within a few seconds, turns not ready naming the topic and pauses (nothing released, nothing
- * taken from the input); once the topic is created again it resumes, and every record sent meanwhile is shaped once.
+ * The output topic, or a changelog topic, deleted under a running instance, on a real broker (topics are not created
+ * on demand): the instance notices within a few seconds, turns not ready naming the topic and pauses (nothing
+ * released, nothing taken from the input); once the topic is created again it resumes, and every record is shaped
+ * once. A topic that stays missing stops the instance with exit code 4.
  */
 class OutputTopicMissingIT {
 
@@ -81,6 +82,56 @@ class OutputTopicMissingIT {
                         .extracting(CollectedRecord::id)
                         .containsExactlyInAnyOrderElementsOf(PacedProducer.ids(sent));
             }
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldPauseWhileAChangelogIsMissingWithRecordsBeingReleasedAndShapeEachOnceWhenItIsBack() throws Exception {
+        // Given: one running instance releasing a queue at 10/s per key
+        String name = "changelog-missing";
+        broker.createTopics(2, name + "-in");
+        broker.createTopics(1, name + "-out", name + "-rejected");
+        Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
+        ShaperInstance.useTopics(settings, name);
+        settings.put(ShaperConfig.SHAPING_RATE_CONFIG, 10.0);
+        settings.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, 120_000L);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers()));
+             ShaperInstance shaper = ShaperInstance.start(settings);
+             CommittedRecordCollector collector = CommittedRecordCollector.start(broker.bootstrapServers(),
+                     name + "-out", name + "-rejected")) {
+            ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
+            int port = shaper.application().httpPort();
+            Await.until("ready", Duration.ofSeconds(30), () -> Http.get(port, "/health/ready").status() == 200);
+            List<PacedProducer.Sent> sent = PacedProducer.send(broker.bootstrapServers(), name + "-in", 2, 100,
+                    Duration.ofSeconds(2), Map.of());
+            Await.until("records queued", Duration.ofSeconds(30),
+                    () -> shaper.gauge(ShaperMetrics.QUEUE_RECORDS, null, null) > 100);
+
+            // When: the key states' changelog is deleted while the queues are released
+            String changelog = ShaperTopology.changelogTopics(name).get(1);
+            admin.deleteTopics(List.of(changelog)).all().get();
+
+            // Then: not ready within a few of the watch's checks, naming the topic, and nothing released meanwhile
+            Await.until("not ready", Duration.ofSeconds(5 * OutputTopicsWatch.PERIOD.toSeconds()),
+                    () -> Http.get(port, "/health/ready").status() != 200);
+            assertThat(Http.get(port, "/health/ready").body()).contains(changelog, "missing");
+            double releasedWhenNoticed = shaper.functionCount(ShaperMetrics.RELEASED, null, null);
+            Thread.sleep(2 * OutputTopicsWatch.PERIOD.toMillis()); // a paused instance releases nothing meanwhile
+            assertThat(shaper.functionCount(ShaperMetrics.RELEASED, null, null)).isEqualTo(releasedWhenNoticed);
+
+            // And when: the changelog is created again as it was
+            admin.createTopics(List.of(new NewTopic(changelog, 2, (short) 1)
+                    .configs(Map.of("cleanup.policy", "compact")))).all().get();
+            Await.until("ready again", Duration.ofSeconds(5 * OutputTopicsWatch.PERIOD.toSeconds()),
+                    () -> Http.get(port, "/health/ready").status() == 200);
+
+            // Then: every record is shaped, once, those released before the deletion and after alike
+            collector.awaitAccountedFor(PacedProducer.ids(sent), Duration.ofSeconds(60));
+            assertThat(collector.snapshot()).allMatch(CollectedRecord::isOutput)
+                    .extracting(CollectedRecord::id)
+                    .containsExactlyInAnyOrderElementsOf(PacedProducer.ids(sent));
         }
     }
 
