@@ -14,11 +14,13 @@ import dev.shaper.testsupport.RecordId;
 import dev.shaper.testsupport.ShaperInstance;
 import dev.shaper.testsupport.SharedKafkaBroker;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.tools.StreamsResetter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * Partitions added to the input topic while records are queued, on a real broker: the instance notices within a few
  * seconds, turns not ready, rejects what arrives from then on (INPUT_REPARTITIONED), and drains what it had queued
  * to the output at its rates, each record once; the records of the new partitions wait in the input topic,
- * untouched, for the application to be reset. A start on the old state is refused, naming the layout.
+ * untouched, for the application to be reset. A start on the old state is refused, naming the layout; after the
+ * documented reset (Kafka's own StreamsResetter, input offsets kept) a start shapes the new partitions' records, each
+ * once, and takes nothing of the old partitions again.
  */
 class InputRepartitionedIT {
 
@@ -109,6 +113,28 @@ class InputRepartitionedIT {
                     .isInstanceOf(ShaperApplication.StartupException.class)
                     .hasMessageContaining("has 4 partitions")
                     .hasMessageContaining("laid out by 2");
+
+            // And when: the way forward docs/operations.md gives, the queues drained and the instance stopped: the
+            // application's state reset without --input-topics (input offsets kept), a start on a fresh state.dir
+            int resetExit = new StreamsResetter().execute(new String[] {
+                "--bootstrap-server", broker.bootstrapServers(), "--application-id", name});
+            assertThat(resetExit).isZero();
+            List<RecordId> newPartitions = after.stream().filter(s -> s.partition() >= 2)
+                    .map(PacedProducer.Sent::id).toList();
+            try (ShaperInstance restarted = ShaperInstance.start(settings)) {
+                collector.awaitAccountedFor(newPartitions, Duration.ofSeconds(60));
+                Await.until("the queues drained again", Duration.ofSeconds(30),
+                        () -> restarted.gauge(ShaperMetrics.QUEUE_RECORDS, null, null) == 0);
+            }
+
+            // Then: the records of the new partitions are shaped, once; nothing of the old ones is taken again
+            List<CollectedRecord> afterReset = collector.snapshot();
+            List<RecordId> expectedShaped = new ArrayList<>(PacedProducer.ids(before));
+            expectedShaped.addAll(newPartitions);
+            assertThat(afterReset.stream().filter(CollectedRecord::isOutput).map(CollectedRecord::id).toList())
+                    .as("what was queued before, and the new partitions' records, each once")
+                    .containsExactlyInAnyOrderElementsOf(expectedShaped);
+            assertThat(afterReset.stream().filter(r -> !r.isOutput()).toList()).hasSameSizeAs(rejected);
         }
     }
 }
