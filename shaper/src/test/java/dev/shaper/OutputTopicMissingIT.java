@@ -9,17 +9,25 @@ import dev.shaper.testsupport.CollectedRecord;
 import dev.shaper.testsupport.CommittedRecordCollector;
 import dev.shaper.testsupport.Http;
 import dev.shaper.testsupport.PacedProducer;
+import dev.shaper.testsupport.RecordId;
 import dev.shaper.testsupport.ShaperInstance;
 import dev.shaper.testsupport.SharedKafkaBroker;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The output topic, or a changelog topic, deleted under a running instance, on a real broker (topics are not created
@@ -28,6 +36,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * once. A topic that stays missing stops the instance with exit code 4.
  */
 class OutputTopicMissingIT {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OutputTopicMissingIT.class);
+    /**
+     * What a deleted topic may take with it per key, written and not yet read: a second at the key's 10/s, where the
+     * reader runs a commit interval and a fetch behind the writes.
+     */
+    private static final int MAX_UNREAD_PER_KEY = 10;
 
     @RegisterExtension
     static final SharedKafkaBroker broker = new SharedKafkaBroker();
@@ -83,6 +98,95 @@ class OutputTopicMissingIT {
                         .containsExactlyInAnyOrderElementsOf(PacedProducer.ids(sent));
             }
         }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldLoseOnlyWhatTheDeletedOutputTopicHeldUnreadWhenItIsDeletedWhileRecordsAreReleased() throws Exception {
+        // Given: one running instance releasing a queue at 10/s per key, its output read as it is written
+        String name = "output-deleted-busy";
+        broker.createTopics(2, name + "-in");
+        broker.createTopics(1, name + "-out", name + "-rejected");
+        Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
+        ShaperInstance.useTopics(settings, name);
+        settings.put(ShaperConfig.SHAPING_RATE_CONFIG, 10.0);
+        settings.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, 120_000L);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers()));
+             ShaperInstance shaper = ShaperInstance.start(settings)) {
+            ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
+            int port = shaper.application().httpPort();
+            Await.until("ready", Duration.ofSeconds(30), () -> Http.get(port, "/health/ready").status() == 200);
+            List<CollectedRecord> readFromTheOldTopic;
+            try (CommittedRecordCollector old = CommittedRecordCollector.start(broker.bootstrapServers(),
+                    name + "-out", name + "-rejected")) {
+                List<PacedProducer.Sent> sent = PacedProducer.send(broker.bootstrapServers(), name + "-in", 2, 100,
+                        Duration.ofSeconds(2), Map.of());
+                old.await("releases under way", Duration.ofSeconds(30), records -> records.size() >= 40);
+
+                // When: the output topic is deleted while the queues are released
+                admin.deleteTopics(List.of(name + "-out")).all().get();
+                Await.until("not ready", Duration.ofSeconds(5 * OutputTopicsWatch.PERIOD.toSeconds()),
+                        () -> Http.get(port, "/health/ready").status() != 200);
+                readFromTheOldTopic = old.snapshot().stream().filter(CollectedRecord::isOutput).toList();
+
+                // And: created again
+                admin.createTopics(List.of(new NewTopic(name + "-out", 1, (short) 1))).all().get();
+                Await.until("ready again", Duration.ofSeconds(5 * OutputTopicsWatch.PERIOD.toSeconds()),
+                        () -> Http.get(port, "/health/ready").status() == 200);
+
+                // Then: each record is shaped once, in the old topic or the new, but for what the old one held
+                // unread when it was deleted: per key, a run right after the last record read from it
+                try (CommittedRecordCollector recreated = CommittedRecordCollector.start(
+                        broker.bootstrapServers(), name + "-out", name + "-rejected")) {
+                    Await.until("the queues drained", Duration.ofSeconds(60),
+                            () -> shaper.gauge(ShaperMetrics.QUEUE_RECORDS, null, null) == 0);
+                    // (a record still to be read shows as a second gap: the wait ends when none is left)
+                    Await.until(() -> "what is missing: " + missing(sent, readFromTheOldTopic, recreated.snapshot()),
+                            Duration.ofSeconds(30), () -> onlyWhatTheOldTopicHeldUnread(
+                                    missing(sent, readFromTheOldTopic, recreated.snapshot()), readFromTheOldTopic));
+                    List<CollectedRecord> all = new ArrayList<>(readFromTheOldTopic);
+                    all.addAll(recreated.snapshot());
+                    assertThat(all).allMatch(CollectedRecord::isOutput);
+                    assertThat(all).extracting(CollectedRecord::id).doesNotHaveDuplicates();
+                    LOG.info("output topic deleted under releases: {} read from it, {} from the new one, missing {}",
+                            readFromTheOldTopic.size(), all.size() - readFromTheOldTopic.size(),
+                            missing(sent, readFromTheOldTopic, recreated.snapshot()));
+                }
+            }
+        }
+    }
+
+    /** The sequence numbers of {@code sent} read from neither topic, by key. */
+    private static Map<String, List<Long>> missing(List<PacedProducer.Sent> sent, List<CollectedRecord> fromOld,
+                                                   List<CollectedRecord> fromNew) {
+        Set<RecordId> shaped = new HashSet<>();
+        fromOld.forEach(r -> shaped.add(r.id()));
+        fromNew.forEach(r -> shaped.add(r.id()));
+        Map<String, List<Long>> missing = new TreeMap<>();
+        for (RecordId id : PacedProducer.ids(sent)) {
+            if (!shaped.contains(id)) {
+                missing.computeIfAbsent(id.key(), k -> new ArrayList<>()).add(id.seq());
+            }
+        }
+        return missing;
+    }
+
+    /**
+     * Whether each key misses at most one run of records, right after the last one read from the deleted topic and no
+     * longer than {@link #MAX_UNREAD_PER_KEY}: what that topic held, written and not yet read, when it was deleted.
+     */
+    private static boolean onlyWhatTheOldTopicHeldUnread(Map<String, List<Long>> missing,
+                                                         List<CollectedRecord> fromOld) {
+        for (Map.Entry<String, List<Long>> key : missing.entrySet()) {
+            long lastRead = fromOld.stream().filter(r -> r.key().equals(key.getKey()))
+                    .mapToLong(r -> r.id().seq()).max().orElse(-1);
+            List<Long> run = LongStream.rangeClosed(lastRead + 1, lastRead + key.getValue().size()).boxed().toList();
+            if (!key.getValue().equals(run) || run.size() > MAX_UNREAD_PER_KEY) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Test
