@@ -215,7 +215,6 @@ public final class ShaperApplication {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
         metrics.bindJvmAndProcess();
-        streamsProps.put(ShaperMetrics.SETTINGS_KEY, metrics);
         InstanceParts parts = new InstanceParts();
         parts.metrics = metrics;
         KafkaStreams streams = null;

@@ -179,12 +179,6 @@ public final class ShaperMetrics implements AutoCloseable {
     /** Gauge: the rules of the rules topic in force now. */
     public static final String RULES_TOPIC_RULES = "shaper.rules.topic.rules";
 
-    /**
-     * The Kafka Streams settings key under which the application hands this object to the exception handlers
-     * that Kafka Streams instantiates itself. Outside {@code shaper.}: it is an object, not a user setting.
-     */
-    public static final String SETTINGS_KEY = "dev.shaper.metrics";
-
     private final MeterRegistry registry;
     /** The live tasks' counts; guarded by the set itself, as is {@link #retiredCounts}. */
     private final Set<TaskCounts> taskCounts = new HashSet<>();
