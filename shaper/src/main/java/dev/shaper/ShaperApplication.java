@@ -4,44 +4,25 @@ import dev.shaper.cli.BrokerCheck;
 import dev.shaper.cli.CommandLineLogging;
 import dev.shaper.cli.RulesCommand;
 import dev.shaper.cli.TopicsCommand;
-import dev.shaper.internals.admission.AdmissionController;
-import dev.shaper.internals.capacity.TaskBacklogs;
-import dev.shaper.internals.capacity.adaptive.ClosedLoop;
-import dev.shaper.internals.cluster.InputPartitionWatch;
-import dev.shaper.internals.cluster.LiveInstanceCounter;
-import dev.shaper.internals.cluster.OutputTopicsWatch;
 import dev.shaper.internals.config.EffectiveSettings;
 import dev.shaper.internals.config.SettingsLoader;
-import dev.shaper.internals.config.StartSummary;
-import dev.shaper.internals.http.OperationsServer;
 import dev.shaper.internals.kafka.ClientSettings;
 import dev.shaper.internals.kafka.StartupTopics;
 import dev.shaper.internals.http.StreamsHealth;
-import dev.shaper.internals.limits.TopicLimits;
-import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.internals.rules.LiveRules;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.rules.RuleSet;
 import dev.shaper.internals.rules.RulesFile;
-import dev.shaper.internals.rules.RulesTopicLog;
-import dev.shaper.internals.rules.RulesTopicReader;
-import dev.shaper.internals.wiring.AdmissionWiring;
-import dev.shaper.internals.wiring.CapacityWiring;
 import dev.shaper.internals.wiring.InstanceParts;
-import dev.shaper.internals.wiring.TopologyWiring;
+import dev.shaper.internals.wiring.InstanceWiring;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.CloseOptions;
@@ -198,110 +179,24 @@ public final class ShaperApplication {
 
     /**
      * Validates the settings, checks the topics, builds the Kafka Streams instance (not yet started) and starts
-     * the HTTP server (which reports "not ready" until Kafka Streams runs).
+     * the HTTP server (which reports "not ready" until Kafka Streams runs); {@link InstanceWiring} makes the parts.
      */
     public static ShaperApplication create(Map<String, String> settings) {
         ShaperConfig config = new ShaperConfig(settings);
         RuleSet fileRules = RulesFile.ruleSetFor(config); // the rules file, read once
         Properties streamsProps = config.streamsProperties();
-        usePollMsFor(new RuleBook(LiveRules.fixed(fileRules)), config, streamsProps);
+        InstanceWiring.usePollMsFor(new RuleBook(LiveRules.fixed(fileRules)), config, streamsProps);
         StreamsConfig streamsConfig = new StreamsConfig(streamsProps); // fails early, naming the key, on a bad setting
         LOG.info("Effective settings: {}", EffectiveSettings.describe(streamsProps));
-        HostInfo self = applicationServer(streamsConfig);
         StartupTopics topics = startupTopics(config, streamsProps);
-        int partitions = topics.inputPartitions();
-        TopicLimits topicLimits = topics.topicLimits();
-        LOG.info("Largest records: {}", topicLimits);
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        ShaperMetrics metrics = new ShaperMetrics(registry, System::currentTimeMillis);
-        metrics.bindJvmAndProcess();
-        InstanceParts parts = new InstanceParts();
-        parts.metrics = metrics;
-        KafkaStreams streams = null;
-        TaskBacklogs backlogs = new TaskBacklogs();
-        Map<String, Object> adminSettings = ClientSettings.admin(streamsProps);
-        Map<String, Object> consumerSettings = ClientSettings.among(streamsProps, ConsumerConfig.configNames());
-        String applicationId = streamsProps.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
+        LOG.info("Largest records: {}", topics.topicLimits());
+        StopRequest stop = new StopRequest();
         try {
-            parts.redis = AdmissionWiring.redisClient(config); // one per instance: admission's and the capacity's
-            InputPartitionWatch inputWatch = InputPartitionWatch.start(adminSettings, config.inputTopic(), partitions,
-                    applicationId);
-            parts.inputWatch = inputWatch;
-            LiveRules liveRules = LiveRules.fixed(fileRules);
-            if (config.rulesTopic() != null) {
-                liveRules = LiveRules.updatable(fileRules);
-                parts.rulesReader = new RulesTopicReader(consumerSettings,
-                        config.rulesTopic(), fileRules, liveRules);
-                startReading(parts.rulesReader, config);
-                metrics.bindRulesTopic(parts.rulesReader);
-                // The topic's rules may be faster than the file's: the idle stream thread must wake for their ticks
-                usePollMsFor(new RuleBook(liveRules), config, streamsProps);
-            }
-            RuleBook rules = new RuleBook(liveRules);
-            StartSummary.lines(config, partitions, rules.hasAdmission()).forEach(LOG::info);
-            if (config.allInShadow()) {
-                LOG.warn("shaper.mode=shadow: no rule is enforced; every record passes at once, and what the rules"
-                        + " would have done is {}", config.shadowTopic() == null
-                        ? "counted in the metrics only (mode=\"shadow\"; no shaper.shadow.topic)"
-                        : "counted (mode=\"shadow\") and reported on " + config.shadowTopic());
-            }
-            AdmissionController admission = null;
-            if (rules.hasAdmission()) {
-                parts.instances = new LiveInstanceCounter(adminSettings, applicationId,
-                        config.redisTimeout().multipliedBy(20));
-                admission = AdmissionWiring.forConfig(config, parts.redis, parts.instances, partitions);
-                parts.admission = admission;
-            }
-            CapacityWiring.Capacity capacity = CapacityWiring.forConfig(config, parts.redis, applicationId,
-                    partitions, consumerSettings);
-            parts.capacity = capacity;
-            if (capacity.coordinator() != null) {
-                metrics.bindCapacityCoordinator(capacity.coordinator());
-            }
-            ClosedLoop loop = capacity.loop();
-            if (loop != null) {
-                metrics.bindClosedLoop(loop, capacity.feedback());
-            }
-            streams = new KafkaStreams(TopologyWiring.build(config, new TopologyWiring.Parts(rules, partitions,
-                    admission, metrics, topicLimits, capacity.pool(), backlogs, capacity.restores(), inputWatch)),
-                    streamsProps);
-            metrics.bindStreams(streams);
-            if (admission != null) {
-                metrics.bindAdmission(admission);
-            }
-            StreamsHealth health = new StreamsHealth();
-            health.watch(streams);
-            if (admission != null) {
-                health.watchAdmission(admission);
-            }
-            health.notReadyWhile(inputWatch::closedBecause);
-            KafkaStreams pausable = streams;
-            StopRequest stop = new StopRequest();
-            OutputTopicsWatch outputWatch = OutputTopicsWatch.start(adminSettings,
-                    List.of(config.outputTopic(), config.rejectedTopic()),
-                    ShaperTopology.changelogTopics(applicationId), pausable::pause, pausable::resume,
-                    () -> stop.request(EXIT_KAFKA), config.topicsMissingStop());
-            parts.outputWatch = outputWatch;
-            health.notReadyWhile(outputWatch::problem);
-            if (config.httpPort() >= 0) {
-                try {
-                    parts.http = OperationsServer.start(config.httpPort(), registry, health, streams,
-                            ShaperTopology.KEY_STATE_STORE, rules.copy(), config.admissionKeyHeader(), self,
-                            partitions, backlogs, loop == null ? null : loop::status, capacity.holding());
-                } catch (IOException e) {
-                    throw new ConfigException(ShaperConfig.HTTP_PORT_CONFIG, config.httpPort(),
-                            "cannot listen on this port (" + e.getMessage() + "); expected a free port, 0 for any"
-                                    + " free port, or -1 for no HTTP server");
-                }
-            }
-            return new ShaperApplication(config, streams, health, parts, stop);
-        } catch (RuntimeException e) {
-            // Nothing started yet, but threads and connections exist: release them before reporting the error.
-            if (streams != null) {
-                streams.close(CLOSE_TIMEOUT);
-            }
-            parts.close();
-            throw e;
+            InstanceWiring.Instance instance = InstanceWiring.wire(config, fileRules, streamsProps, topics,
+                    applicationServer(streamsConfig), () -> stop.request(EXIT_KAFKA));
+            return new ShaperApplication(config, instance.streams(), instance.health(), instance.parts(), stop);
+        } catch (InstanceWiring.RulesTopicUnreadable e) {
+            throw new StartupException(e.getMessage());
         }
     }
 
@@ -309,21 +204,6 @@ public final class ShaperApplication {
     private static HostInfo applicationServer(StreamsConfig streamsConfig) {
         String endpoint = streamsConfig.getString(StreamsConfig.APPLICATION_SERVER_CONFIG);
         return endpoint == null || endpoint.isBlank() ? null : HostInfo.buildFromEndpoint(endpoint);
-    }
-
-    /**
-     * Reads the rules topic to its end before Kafka Streams starts, so that no record is shaped by rules it has
-     * replaced; a topic that is missing or cannot be read stops the start like the other topics.
-     */
-    private static void startReading(RulesTopicReader rulesReader, ShaperConfig config) {
-        try {
-            rulesReader.start(Duration.ofSeconds(60));
-        } catch (RulesTopicLog.MissingTopicException e) {
-            throw new StartupException(e.getMessage() + " (" + ShaperConfig.RULES_TOPIC_CONFIG + ")");
-        } catch (KafkaException e) {
-            throw new StartupException("cannot read the rules topic " + config.rulesTopic() + " ("
-                    + ShaperConfig.RULES_TOPIC_CONFIG + "): " + e.getMessage());
-        }
     }
 
     /** Starts Kafka Streams, blocks until SIGTERM or a fatal error, and closes cleanly. */
@@ -419,17 +299,6 @@ public final class ShaperApplication {
                     CLOSE_TIMEOUT);
         }
         parts.close();
-    }
-
-    /**
-     * Sets {@code poll.ms} for the fastest of {@code rules}, unless the settings set it: an idle stream thread must
-     * wake for each release tick of the fastest key.
-     */
-    private static void usePollMsFor(RuleBook rules, ShaperConfig config, Properties streamsProps) {
-        Long pollMs = config.defaultPollMs(rules.fastestRate());
-        if (pollMs != null) {
-            streamsProps.put(StreamsConfig.POLL_MS_CONFIG, Long.toString(pollMs));
-        }
     }
 
     /** The topics checked as a start needs them (see {@link StartupTopics}), every failure a start failure. */
