@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +65,7 @@ class AlgorithmAccuracyTest {
     }
 
     @ParameterizedTest
-    @EnumSource(AdmissionAlgorithm.class)
+    @MethodSource("dev.shaper.internals.admission.AdmissionAlgorithms#all")
     void eachAlgorithmHoldsTheLongRunRateAndItsOwnBoundInAnyInterval(AdmissionAlgorithm algorithm) {
         AdmissionPolicy policy = new AdmissionPolicy(algorithm, List.of(new AdmissionLimit(LIMIT, 1000, LIMIT)));
         for (Traffic traffic : traffic()) {
