@@ -129,9 +129,11 @@ class SecurityDocTest {
         // Redis checks the commands a script calls against the user's ACL too: the scripts as Redis runs them,
         // with their shared fragments
         Pattern call = Pattern.compile("redis\\.p?call\\('([A-Za-z]+)'");
-        for (String script : List.of("token-bucket.lua", "fixed-window.lua", "sliding-window.lua", "capacity-lease.lua",
-                "capacity-decision.lua")) {
-            Matcher m = call.matcher(RedisScript.load("dev/shaper/" + script).source());
+        List<String> scripts = new java.util.ArrayList<>(List.of(RedisScript.load("dev/shaper/capacity-lease.lua")
+                .source(), RedisScript.load("dev/shaper/capacity-decision.lua").source()));
+        AdmissionAlgorithm.all().forEach(algorithm -> scripts.add(algorithm.script().source()));
+        for (String script : scripts) {
+            Matcher m = call.matcher(script);
             while (m.find()) {
                 needed.add(m.group(1).toLowerCase(Locale.ROOT));
             }
