@@ -305,8 +305,9 @@ public final class ShaperConfig extends AbstractConfig {
             + " twice the limit within moments across a window boundary. sliding-window: the fixed window's"
             + " counters with the previous window weighted by how much of it the sliding window still covers; no"
             + " burst at a boundary, exact for evenly spread traffic, at most twice the limit in any window-long"
-            + " interval in the worst case. Each with its Redis script and its local fallback, in strict and batched"
-            + " modes; see docs/admission.md.";
+            + " interval in the worst case. gcra: the generic cell rate algorithm, one arrival time per limit; admits"
+            + " what the token bucket admits, from a little less memory in Redis with one limit. Each with its Redis"
+            + " script and its local fallback, in strict and batched modes; see docs/admission.md.";
 
     /** Where the admission key comes from. */
     public static final String ADMISSION_KEY_HEADER_CONFIG = "shaper.admission.key.header";

@@ -51,14 +51,17 @@
 -- one more, where it is the previous window. Commands it calls (for a Redis ACL user that may run only what
 -- the shaper needs): TIME, GET, INCRBY and PEXPIRE.
 --
--- The lines it shares with the fixed-window script stand in window-counters.lua, which the shaper puts in place
--- of the "-- #include" line below when it loads the script: a service that runs the script itself pastes
--- that file there.
+-- The lines it shares with the other scripts stand in admission-common.lua (with the fixed-window and gcra
+-- scripts) and window-counters.lua (with the fixed-window script), which the shaper puts in place of the
+-- "-- #include" lines below when it loads the script: a service that runs the script itself pastes those files
+-- there.
 
 local SCRIPT_NAME = 'sliding-window'
 
--- The arguments, checked for every key (args), the counters (read, add), the reply values (out), Redis's
--- time (now) and the reply (reply): the same in both window scripts.
+-- The reply (reply, unusable, out) and reading a number (whole): the same in the scripts but the token bucket's.
+-- #include admission-common.lua
+-- The arguments, checked for every key (args), the counters (read, add) and Redis's time (now): the same in both
+-- window scripts.
 -- #include window-counters.lua
 
 for i = 1, #KEYS do
@@ -87,15 +90,10 @@ for i = 1, #KEYS do
     previous[l] = count
   end
   if err then
-    if #KEYS == 1 then
-      return redis.error_reply(err)
+    local failed = unusable(err, 6)
+    if failed then
+      return failed
     end
-    reply[#reply + 1] = -1
-    reply[#reply + 1] = err
-    reply[#reply + 1] = 0
-    reply[#reply + 1] = 0
-    reply[#reply + 1] = 0
-    reply[#reply + 1] = 0
   else
     local allowed = 1
     local waits, left = {}, {}

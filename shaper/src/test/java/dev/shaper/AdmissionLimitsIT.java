@@ -69,7 +69,9 @@ class AdmissionLimitsIT {
         try (RedisServer server = RedisServer.start()) {
             RedisClient client = RedisClient.create(server.uri());
             List<AdmissionController> controllers = new ArrayList<>();
-            ExecutorService threads = Executors.newFixedThreadPool(6);
+            // A thread per run: every run offers its records in the same window
+            ExecutorService threads = Executors.newFixedThreadPool(AdmissionMode.values().length
+                    * AdmissionAlgorithm.all().size());
             try (StatefulRedisConnection<String, String> direct = client.connect()) {
                 Map<Run, AdmissionController> runs = new LinkedHashMap<>();
                 for (AdmissionMode mode : AdmissionMode.values()) {

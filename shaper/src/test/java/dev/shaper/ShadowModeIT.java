@@ -93,7 +93,8 @@ class ShadowModeIT {
                 try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
                     watcher.scheduleWithFixedDelay(() -> {
                         for (String key : List.of("shadow:tried-1", "tried-1", "enforced-1")) {
-                            if (connection.sync().exists(bytes(AdmissionAlgorithm.TOKEN_BUCKET.keyPrefix() + "{" + key + "}")) == 1) {
+                            String bucket = AdmissionAlgorithm.TOKEN_BUCKET.keyPrefix() + "{" + key + "}";
+                            if (connection.sync().exists(bytes(bucket)) == 1) {
                                 seen.add(key);
                             }
                         }

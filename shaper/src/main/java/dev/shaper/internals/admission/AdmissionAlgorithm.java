@@ -28,10 +28,15 @@ public interface AdmissionAlgorithm {
      * interval in the worst case.
      */
     AdmissionAlgorithm SLIDING_WINDOW = new SlidingWindowAlgorithm();
+    /**
+     * GCRA, the leaky bucket as a meter: one theoretical arrival time per limit, admitting what a token bucket of
+     * the same rate and burst admits.
+     */
+    AdmissionAlgorithm GCRA = new GcraAlgorithm();
 
     /** Every algorithm, in the order messages and the configuration list them. */
     static List<AdmissionAlgorithm> all() {
-        return List.of(TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW);
+        return List.of(TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW, GCRA);
     }
 
     /** The algorithm named {@code name} (case-insensitive), or null for none. */
@@ -45,7 +50,7 @@ public interface AdmissionAlgorithm {
         return null;
     }
 
-    /** The valid names, for messages: "token-bucket, fixed-window or sliding-window". */
+    /** The valid names, for messages: "token-bucket, fixed-window, sliding-window or gcra". */
     static String names() {
         List<String> names = all().stream().map(AdmissionAlgorithm::configName).toList();
         return names.subList(0, names.size() - 1).stream().collect(Collectors.joining(", "))
@@ -56,10 +61,12 @@ public interface AdmissionAlgorithm {
     String configName();
 
     /**
-     * Whether a limit has a burst of its own. An algorithm without one counts whole units per window: its limits'
-     * burst is their amount, the amount is at least 1, and a rule names each window length once.
+     * Whether a limit has a burst of its own (by default it has). An algorithm without one counts whole units per
+     * window: its limits' burst is their amount, the amount is at least 1, and a rule names each window length once.
      */
-    boolean hasBurst();
+    default boolean hasBurst() {
+        return true;
+    }
 
     /**
      * Checks the limits of one policy beyond what each limit checks itself.
@@ -95,9 +102,16 @@ public interface AdmissionAlgorithm {
     /** Prefix of the Redis key of an admission key; the admission key follows in a {hash tag}. */
     String keyPrefix();
 
-    /** The two limit arguments of the script for {@code limit}, as numbers: e.g. a rate and a burst. */
-    String[] limitArgs(AdmissionLimit limit);
+    /** The script's two limit arguments for {@code limit}, as numbers: by default the rate per second and the burst. */
+    default String[] limitArgs(AdmissionLimit limit) {
+        return new String[] {AdmissionLimit.number(limit.ratePerSecond()), AdmissionLimit.number(limit.burst())};
+    }
 
-    /** How many values per limit the script replies beyond allowed, left and wait (see {@link LimitState#detail}). */
-    int detailValues();
+    /**
+     * How many values per limit the script replies beyond allowed, left and wait (see {@link LimitState#detail}); by
+     * default none.
+     */
+    default int detailValues() {
+        return 0;
+    }
 }

@@ -18,9 +18,13 @@ interface LimitState {
 
     /**
      * How long until {@code cost} fits, if nothing more is counted meanwhile: 0 if it fits now, {@link #NEVER} if
-     * it never will.
+     * it never will. By default, for a state that gives back the limit's rate per second: until what is missing has
+     * come back.
      */
-    long waitNanos(AdmissionLimit limit, double cost, long nowNanos);
+    default long waitNanos(AdmissionLimit limit, double cost, long nowNanos) {
+        double left = left(limit, nowNanos);
+        return left >= cost ? 0 : nanos((cost - left) / limit.ratePerSecond());
+    }
 
     /** Counts {@code cost} whatever is left (what was admitted elsewhere, or after every limit allowed it). */
     void charge(AdmissionLimit limit, double cost, long nowNanos);
@@ -35,8 +39,10 @@ interface LimitState {
      */
     void adopt(AdmissionLimit limit, double left, double[] detail, double divisor, double pendingHere, long nowNanos);
 
-    /** The algorithm's own values beyond what is left, as its script reports them (none for most). */
-    double[] detail(long nowNanos);
+    /** The algorithm's own values beyond what is left, as its script reports them: by default none. */
+    default double[] detail(long nowNanos) {
+        return new double[0];
+    }
 
     /** Seconds as whole nanoseconds, rounded up and at least 1; {@link #NEVER} beyond a long. */
     static long nanos(double seconds) {

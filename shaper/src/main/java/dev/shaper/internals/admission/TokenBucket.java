@@ -7,8 +7,6 @@ package dev.shaper.internals.admission;
  */
 final class TokenBucket implements LimitState {
 
-    private static final double[] NO_DETAIL = new double[0];
-
     private double tokens;
     private long refilledAtNanos;
 
@@ -21,12 +19,6 @@ final class TokenBucket implements LimitState {
     public double left(AdmissionLimit limit, long nowNanos) {
         refill(limit, nowNanos);
         return tokens;
-    }
-
-    @Override
-    public long waitNanos(AdmissionLimit limit, double cost, long nowNanos) {
-        double left = left(limit, nowNanos);
-        return left >= cost ? 0 : LimitState.nanos((cost - left) / limit.ratePerSecond());
     }
 
     @Override
@@ -46,11 +38,6 @@ final class TokenBucket implements LimitState {
                       long nowNanos) {
         tokens = left / divisor - pendingHere;
         refilledAtNanos = nowNanos;
-    }
-
-    @Override
-    public double[] detail(long nowNanos) {
-        return NO_DETAIL;
     }
 
     private void refill(AdmissionLimit limit, long nowNanos) {

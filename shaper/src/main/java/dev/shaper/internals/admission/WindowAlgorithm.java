@@ -7,14 +7,12 @@ import java.util.List;
  * Redis ({@code shaper:win:{<key>}:<window ms>:<window index>}), so that a rule switching between them keeps its
  * counts, and no burst: a limit admits whole units, at most its amount per window.
  */
-abstract class WindowAlgorithm implements AdmissionAlgorithm {
-
-    /** Prefix of the window counters' names; the admission key follows in a {hash tag}. */
-    static final String KEY_PREFIX = "shaper:win:";
+abstract class WindowAlgorithm extends ScriptedAlgorithm {
 
     private final boolean sliding;
 
-    WindowAlgorithm(boolean sliding) {
+    WindowAlgorithm(String configName, String scriptResource, boolean sliding) {
+        super(configName, "shaper:win:", scriptResource);
         this.sliding = sliding;
     }
 
@@ -57,19 +55,9 @@ abstract class WindowAlgorithm implements AdmissionAlgorithm {
         return newState(limit, nowNanos);
     }
 
-    @Override
-    public final String keyPrefix() {
-        return KEY_PREFIX;
-    }
-
     /** The most one window admits, and the window's length in ms. */
     @Override
     public final String[] limitArgs(AdmissionLimit limit) {
         return new String[] {AdmissionLimit.number(limit.amount()), Long.toString(limit.periodMillis())};
-    }
-
-    @Override
-    public final String toString() {
-        return configName();
     }
 }

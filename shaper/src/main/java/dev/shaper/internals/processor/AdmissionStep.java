@@ -89,13 +89,13 @@ final class AdmissionStep {
     }
 
     private Refusal decide(byte[] admissionKey, AdmissionPolicy policy, long cost, KeyEntry entry) {
-        // One token bucket of a per-second rate is worded as before the rules could list several limits.
+        // One token bucket is worded as before the rules could list several limits.
         AdmissionLimit bucket = policy.size() == 1 && policy.algorithm() == AdmissionAlgorithm.TOKEN_BUCKET
                 ? policy.limit(0) : null;
         if (cost > policy.capacity()) {
             return new Refusal(RejectReason.INVALID_COST, bucket != null
-                    ? "cost " + cost + " exceeds the admission burst " + bucket.burst() + " of this admission key, so no"
-                    + " wait could admit it"
+                    ? "cost " + cost + " exceeds the admission burst " + bucket.burst() + " of this admission key, so"
+                    + " no wait could admit it"
                     : "cost " + cost + " exceeds what the admission limits of this admission key (" + policy.describe()
                     + ") can ever admit at once, " + AdmissionLimit.number(policy.capacity()) + ", so no wait could"
                     + " admit it");

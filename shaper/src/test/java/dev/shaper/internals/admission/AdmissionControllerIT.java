@@ -195,7 +195,8 @@ class AdmissionControllerIT {
 
     /** Runs the script on the shared bucket of {@code key} directly, as another service would. */
     private double runScript(String key, AdmissionPolicy rule, double cost, String mode) {
-        List<Object> reply = direct().sync().eval(AdmissionAlgorithm.TOKEN_BUCKET.script().source(), ScriptOutputType.MULTI,
+        List<Object> reply = direct().sync().eval(AdmissionAlgorithm.TOKEN_BUCKET.script().source(),
+                ScriptOutputType.MULTI,
                 new String[] {"shaper:tb:{" + key + "}"}, Double.toString(rule.limit(0).ratePerSecond()),
                 Double.toString(rule.limit(0).burst()), Double.toString(cost), mode);
         return LimitScript.parse(AdmissionAlgorithm.TOKEN_BUCKET, reply, 1).left()[0];

@@ -283,7 +283,8 @@ class LimitScriptsIT {
         String name = new String(LimitScript.keyName(algorithm, bytes(key)), StandardCharsets.UTF_8);
         // The script and a read of its counters' TTLs in one transaction: nothing can expire in between
         redis.sync().multi();
-        redis.sync().eval(algorithm.script().source(), ScriptOutputType.MULTI, new String[] {name}, "3", "1", "1", "take");
+        redis.sync().eval(algorithm.script().source(), ScriptOutputType.MULTI, new String[] {name}, "3", "1", "1",
+                "take");
         redis.sync().eval("local out = {} for _, k in ipairs(redis.call('KEYS', ARGV[1])) do out[#out + 1] = redis.call('PTTL', k)"
                 + " end return out", ScriptOutputType.MULTI, new String[0], name + ":1:*");
         TransactionResult result = redis.sync().exec();

@@ -217,8 +217,8 @@ class RulesFileTest {
                     + " | r.yaml: rules[0]: admission.rate is 0.5; a fixed-window limit admits at most that many units"
                     + " per window of a second: expected a number >= 1",
             "{admission.algorithm: leaky, admission.rate: 1}"
-                    + " | r.yaml: rules[0]: admission.algorithm is \"leaky\"; expected token-bucket, fixed-window or"
-                    + " sliding-window",
+                    + " | r.yaml: rules[0]: admission.algorithm is \"leaky\"; expected token-bucket, fixed-window,"
+                    + " sliding-window or gcra",
             "{admission.algorithm: fixed-window}"
                     + " | r.yaml: rules[0]: admission.algorithm is set but there is no admission rate; set"
                     + " admission.rate or admission.limits in this rule, or shaper.admission.rate",
