@@ -371,6 +371,29 @@ class TokenBucketScriptIT {
     }
 
     @Test
+    void aBucketStoredBeforeEveryPolicyTookOnePathReadsBackWithItsBalance() throws Exception {
+        // Given: a key's one bucket as the single-bucket path stored it: a hash of tokens and ts (Redis's clock, us)
+        String strict = newKey();
+        String batched = newKey();
+        List<String> time = redis.sync().time();
+        String now = Long.toString(Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1)));
+        for (String key : List.of(strict, batched)) {
+            redis.sync().hset(bucket(key), java.util.Map.of("tokens", "4", "ts", now));
+        }
+        AdmissionRule rule = new AdmissionRule(SLOW, 10);
+
+        // When: a strict take and a batched charge, each of 1, under the same rule
+        AdmissionDecision taken = take(bytes(strict), rule, 1);
+        List<Double> charged = balances(redis.buckets().charge(List.of(charge(bytes(batched), rule, 1))));
+
+        // Then: each starts from the stored 4, not from a full bucket
+        assertThat(taken.allowed()).isTrue();
+        assertThat(taken.tokensLeft()).isCloseTo(3, within(0.01));
+        assertThat(charged.get(0)).isCloseTo(3, within(0.01));
+        assertThat(redis.sync().hgetall(bucket(strict))).containsOnlyKeys("tokens", "ts");
+    }
+
+    @Test
     void chargeReloadsTheScriptAfterScriptFlushAndChargesEachKeyOnce() throws Exception {
         String first = newKey();
         String second = newKey();
