@@ -3,25 +3,32 @@
 -- (RedisScript.load); a service that runs one of them itself pastes it there.
 --
 -- It leaves for the rest:
---   reply        the reply to fill, each key's values in turn
---   unusable     answers for a key whose state holds something else: the call fails when it is the only key
---                (unusable returns the error reply to return), else the key's values are { -1, the error, 0, ... }
+--   answer       the reply: each key's values in turn, or for a key whose state holds something else, the call's
+--                error when it is the only key, else { -1, the error, 0, ... } for it
 --   out          a list reply value
 --   whole        the whole number a string key holds
 
-local reply = {}
-
--- Answers for a key whose state cannot be used, with values reply values in all; the error reply to return when it
--- is the call's only key.
-local function unusable(err, values)
-  if #KEYS == 1 then
-    return redis.error_reply(err)
+-- The call's reply: decide(i) for every key in turn, which gives the key's values, values of them, or nil and the
+-- error text of a state it cannot use; then the call fails with it if the key is the only one.
+local function answer(decide, values)
+  local reply = {}
+  for i = 1, #KEYS do
+    local got, err = decide(i)
+    if got then
+      for v = 1, values do
+        reply[#reply + 1] = got[v]
+      end
+    elseif #KEYS == 1 then
+      return redis.error_reply(err)
+    else
+      reply[#reply + 1] = -1
+      reply[#reply + 1] = err
+      for _ = 3, values do
+        reply[#reply + 1] = 0
+      end
+    end
   end
-  reply[#reply + 1] = -1
-  reply[#reply + 1] = err
-  for _ = 3, values do
-    reply[#reply + 1] = 0
-  end
+  return reply
 end
 
 -- A list reply value: the number itself for one limit, else the numbers joined by commas.

@@ -42,7 +42,7 @@
 
 local TEN_YEARS_US = 315360000000000
 
--- The reply (reply, unusable, out) and reading a number (whole): the same in the scripts but the token bucket's.
+-- The reply (answer, out) and reading a number (whole): the same in the scripts but the token bucket's.
 -- #include admission-common.lua
 
 local function fail(what, got)
@@ -164,17 +164,4 @@ local function admit(i)
   return { allowed, out(left, '%.17g'), out(waits, '%d') }
 end
 
-for i = 1, #KEYS do
-  local values, err = admit(i)
-  if err then
-    local failed = unusable(err, 3)
-    if failed then
-      return failed
-    end
-  else
-    reply[#reply + 1] = values[1]
-    reply[#reply + 1] = values[2]
-    reply[#reply + 1] = values[3]
-  end
-end
-return reply
+return answer(admit, 3)

@@ -6,6 +6,7 @@
 -- it (whole), and leaves for the rest:
 --   args[i]      the checked arguments of KEYS[i]: { limits = { { max, window, name }, ... }, costs, mode }
 --   read, add    a counter's count, and adding to a counter (a new one gets its TTL)
+--   tally        what a call adds to each limit's current window, and what each limit has left then
 --   now          Redis's time in microseconds
 --   TEN_YEARS_US the longest wait
 
@@ -124,6 +125,27 @@ local function read(name)
     return nil, err
   end
   return count or 0
+end
+
+-- Counts what the call adds to each limit's current window, whose counts and names the caller read, and returns
+-- what each limit has left: cap raises the count so that at most the cost is left (never lowers it); take, once
+-- allowed, and charge add the cost. carried[l] is what the previous window still weighs (0 for the fixed window).
+local function tally(names, limits, costs, counts, carried, mode, allowed)
+  local left = {}
+  for l = 1, #limits do
+    local limit = limits[l]
+    local ttl = 2 * limit.window
+    if mode == 'cap' then
+      local raise = math.ceil(limit.max - costs[l] - carried[l] - counts[l])
+      if raise > 0 then
+        counts[l] = add(names[l], raise, ttl)
+      end
+    elseif allowed == 1 and costs[l] > 0 then
+      counts[l] = add(names[l], costs[l], ttl)
+    end
+    left[l] = limit.max - counts[l] - carried[l]
+  end
+  return left
 end
 
 local time = redis.call('TIME')
