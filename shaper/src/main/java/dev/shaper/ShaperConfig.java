@@ -1,6 +1,7 @@
 package dev.shaper;
 
 import dev.shaper.internals.admission.AdmissionAlgorithm;
+import dev.shaper.internals.admission.AdmissionLimit;
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
@@ -12,6 +13,7 @@ import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.store.BoundedRocksDbMemory;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeSet;
@@ -305,8 +307,9 @@ public final class ShaperConfig extends AbstractConfig {
             + " twice the limit within moments across a window boundary. sliding-window: the fixed window's"
             + " counters with the previous window weighted by how much of it the sliding window still covers; no"
             + " burst at a boundary, exact for evenly spread traffic, at most twice the limit in any window-long"
-            + " interval in the worst case. Each with its Redis script and its local fallback, in strict and batched"
-            + " modes; see docs/admission.md.";
+            + " interval in the worst case. gcra: the generic cell rate algorithm, one arrival time per limit; admits"
+            + " what the token bucket admits, from a little less memory in Redis with one limit. Each with its Redis"
+            + " script and its local fallback, in strict and batched modes; see docs/admission.md.";
 
     /** Where the admission key comes from. */
     public static final String ADMISSION_KEY_HEADER_CONFIG = "shaper.admission.key.header";
@@ -426,9 +429,8 @@ public final class ShaperConfig extends AbstractConfig {
             .define(ADMISSION_BURST_CONFIG, Type.DOUBLE, 0.0, new ZeroOrAtLeastOne(), Importance.MEDIUM,
                     ADMISSION_BURST_DOC)
             .define(ADMISSION_ALGORITHM_CONFIG, Type.STRING, AdmissionAlgorithm.TOKEN_BUCKET.configName(),
-                    ConfigDef.CaseInsensitiveValidString.in(AdmissionAlgorithm.TOKEN_BUCKET.configName(),
-                            AdmissionAlgorithm.FIXED_WINDOW.configName(),
-                            AdmissionAlgorithm.SLIDING_WINDOW.configName()), Importance.MEDIUM,
+                    ConfigDef.CaseInsensitiveValidString.in(AdmissionAlgorithm.all().stream()
+                            .map(AdmissionAlgorithm::configName).toArray(String[]::new)), Importance.MEDIUM,
                     ADMISSION_ALGORITHM_DOC)
             .define(ADMISSION_KEY_HEADER_CONFIG, Type.STRING, "", Importance.MEDIUM, ADMISSION_KEY_HEADER_DOC)
             .define(ADMISSION_MODE_CONFIG, Type.STRING, "batched",
@@ -502,7 +504,7 @@ public final class ShaperConfig extends AbstractConfig {
     /** A window has no burst, and admits whole units per window: a burst or a rate below 1 cannot be meant. */
     private void checkAdmissionAlgorithm() {
         AdmissionAlgorithm algorithm = admissionAlgorithm();
-        if (!algorithm.isWindow()) {
+        if (algorithm.hasBurst()) {
             return;
         }
         double burst = getDouble(ADMISSION_BURST_CONFIG);
@@ -856,8 +858,8 @@ public final class ShaperConfig extends AbstractConfig {
             return null;
         }
         AdmissionAlgorithm algorithm = admissionAlgorithm();
-        return algorithm.isWindow() ? AdmissionPolicy.of(algorithm, rule.ratePerSecond(), 1000)
-                : AdmissionPolicy.of(rule);
+        return algorithm.hasBurst() ? new AdmissionPolicy(algorithm, List.of(new AdmissionLimit(rule.ratePerSecond(),
+                1000, rule.burst()))) : AdmissionPolicy.of(algorithm, rule.ratePerSecond(), 1000);
     }
 
     /** The header that holds the admission key, or null to use the record key. */

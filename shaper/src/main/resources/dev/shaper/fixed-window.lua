@@ -44,21 +44,24 @@
 -- one more, where the sliding window still reads it. Commands it calls (for a Redis ACL user that may run
 -- only what the shaper needs): TIME, GET, INCRBY and PEXPIRE.
 --
--- The lines it shares with the sliding-window script stand in window-counters.lua, which the shaper puts in place
--- of the "-- #include" line below when it loads the script: a service that runs the script itself pastes
--- that file there.
+-- The lines it shares with the other scripts stand in admission-common.lua (with the sliding-window and gcra
+-- scripts) and window-counters.lua (with the sliding-window script), which the shaper puts in place of the
+-- "-- #include" lines below when it loads the script: a service that runs the script itself pastes those files
+-- there.
 
 local SCRIPT_NAME = 'fixed-window'
 
--- The arguments, checked for every key (args), the counters (read, add), the reply values (out), Redis's
--- time (now) and the reply (reply): the same in both window scripts.
+-- The reply (answer, out) and reading a number (whole): the same in the scripts but the token bucket's.
+-- #include admission-common.lua
+-- The arguments, checked for every key (args), the counters (read, add) and Redis's time (now): the same in both
+-- window scripts.
 -- #include window-counters.lua
 
-for i = 1, #KEYS do
+-- The five reply values of KEYS[i] after the call, or nil and the error text of a counter that holds something else.
+local function decide(i)
   local limits, costs, mode = args[i].limits, args[i].costs, args[i].mode
   local n = #limits
   local names, counts, untils = {}, {}, {}
-  local err
   for l = 1, n do
     local span = limits[l].window * 1000
     local index = math.floor(now / span)
@@ -66,53 +69,30 @@ for i = 1, #KEYS do
     untils[l] = (index + 1) * span - now
     local count, e = read(names[l])
     if count == nil then
-      err = e
-      break
+      return nil, e
     end
     counts[l] = count
   end
-  if err then
-    if #KEYS == 1 then
-      return redis.error_reply(err)
-    end
-    reply[#reply + 1] = -1
-    reply[#reply + 1] = err
-    reply[#reply + 1] = 0
-    reply[#reply + 1] = 0
-    reply[#reply + 1] = 0
-  else
-    local allowed = 1
-    local waits, left = {}, {}
-    for l = 1, n do
-      local limit = limits[l]
-      waits[l] = 0
-      if mode == 'take' and counts[l] + costs[l] > limit.max then
-        allowed = 0
-        if costs[l] > limit.max then
-          waits[l] = TEN_YEARS_US
-        else
-          waits[l] = math.min(untils[l], TEN_YEARS_US)
-        end
+  local allowed = 1
+  local waits = {}
+  for l = 1, n do
+    local limit = limits[l]
+    waits[l] = 0
+    if mode == 'take' and counts[l] + costs[l] > limit.max then
+      allowed = 0
+      if costs[l] > limit.max then
+        waits[l] = TEN_YEARS_US
+      else
+        waits[l] = math.min(untils[l], TEN_YEARS_US)
       end
     end
-    for l = 1, n do
-      local limit = limits[l]
-      local ttl = 2 * limit.window
-      if mode == 'cap' then
-        local raise = math.ceil(limit.max - costs[l] - counts[l])
-        if raise > 0 then
-          counts[l] = add(names[l], raise, ttl)
-        end
-      elseif allowed == 1 and costs[l] > 0 then
-        counts[l] = add(names[l], costs[l], ttl)
-      end
-      left[l] = limit.max - counts[l]
-    end
-    reply[#reply + 1] = allowed
-    reply[#reply + 1] = out(left, '%.17g')
-    reply[#reply + 1] = out(waits, '%d')
-    reply[#reply + 1] = out(counts, '%d')
-    reply[#reply + 1] = out(untils, '%d')
   end
+  local none = {}
+  for l = 1, n do
+    none[l] = 0
+  end
+  local left = tally(names, limits, costs, counts, none, mode, allowed)
+  return { allowed, out(left, '%.17g'), out(waits, '%d'), out(counts, '%d'), out(untils, '%d') }
 end
-return reply
+
+return answer(decide, 5)

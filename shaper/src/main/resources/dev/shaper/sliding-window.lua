@@ -51,21 +51,24 @@
 -- one more, where it is the previous window. Commands it calls (for a Redis ACL user that may run only what
 -- the shaper needs): TIME, GET, INCRBY and PEXPIRE.
 --
--- The lines it shares with the fixed-window script stand in window-counters.lua, which the shaper puts in place
--- of the "-- #include" line below when it loads the script: a service that runs the script itself pastes
--- that file there.
+-- The lines it shares with the other scripts stand in admission-common.lua (with the fixed-window and gcra
+-- scripts) and window-counters.lua (with the fixed-window script), which the shaper puts in place of the
+-- "-- #include" lines below when it loads the script: a service that runs the script itself pastes those files
+-- there.
 
 local SCRIPT_NAME = 'sliding-window'
 
--- The arguments, checked for every key (args), the counters (read, add), the reply values (out), Redis's
--- time (now) and the reply (reply): the same in both window scripts.
+-- The reply (answer, out) and reading a number (whole): the same in the scripts but the token bucket's.
+-- #include admission-common.lua
+-- The arguments, checked for every key (args), the counters (read, add) and Redis's time (now): the same in both
+-- window scripts.
 -- #include window-counters.lua
 
-for i = 1, #KEYS do
+-- The six reply values of KEYS[i] after the call, or nil and the error text of a counter that holds something else.
+local function decide(i)
   local limits, costs, mode = args[i].limits, args[i].costs, args[i].mode
   local n = #limits
   local names, counts, previous, weights, untils = {}, {}, {}, {}, {}
-  local err
   for l = 1, n do
     local span = limits[l].window * 1000
     local index = math.floor(now / span)
@@ -75,75 +78,48 @@ for i = 1, #KEYS do
     weights[l] = untils[l] / span
     local count, e = read(names[l])
     if count == nil then
-      err = e
-      break
+      return nil, e
     end
     counts[l] = count
     count, e = read(prefix .. string.format('%d', index - 1))
     if count == nil then
-      err = e
-      break
+      return nil, e
     end
     previous[l] = count
   end
-  if err then
-    if #KEYS == 1 then
-      return redis.error_reply(err)
-    end
-    reply[#reply + 1] = -1
-    reply[#reply + 1] = err
-    reply[#reply + 1] = 0
-    reply[#reply + 1] = 0
-    reply[#reply + 1] = 0
-    reply[#reply + 1] = 0
-  else
-    local allowed = 1
-    local waits, left = {}, {}
-    for l = 1, n do
-      local limit = limits[l]
-      local max, cost, count, prev = limit.max, costs[l], counts[l], previous[l]
-      waits[l] = 0
-      if mode == 'take' and count + prev * weights[l] + cost > max then
-        allowed = 0
-        local span = limit.window * 1000
-        local wait
-        if cost > max then
-          wait = TEN_YEARS_US
-        elseif count + cost <= max then
-          -- Within this window: once the previous window's weight has fallen to (max - count - cost) / prev.
-          wait = math.ceil(untils[l] - (max - count - cost) / prev * span)
-        else
-          -- In the next window, where this one is the previous: once its weight is (max - cost) / count.
-          wait = untils[l] + math.ceil(span * (1 - (max - cost) / count))
-        end
-        if wait < 1 then
-          wait = 1
-        elseif wait > TEN_YEARS_US then
-          wait = TEN_YEARS_US
-        end
-        waits[l] = wait
+  local allowed = 1
+  local waits = {}
+  for l = 1, n do
+    local limit = limits[l]
+    local max, cost, count, prev = limit.max, costs[l], counts[l], previous[l]
+    waits[l] = 0
+    if mode == 'take' and count + prev * weights[l] + cost > max then
+      allowed = 0
+      local span = limit.window * 1000
+      local wait
+      if cost > max then
+        wait = TEN_YEARS_US
+      elseif count + cost <= max then
+        -- Within this window: once the previous window's weight has fallen to (max - count - cost) / prev.
+        wait = math.ceil(untils[l] - (max - count - cost) / prev * span)
+      else
+        -- In the next window, where this one is the previous: once its weight is (max - cost) / count.
+        wait = untils[l] + math.ceil(span * (1 - (max - cost) / count))
       end
-    end
-    for l = 1, n do
-      local limit = limits[l]
-      local ttl = 2 * limit.window
-      local carried = previous[l] * weights[l]
-      if mode == 'cap' then
-        local raise = math.ceil(limit.max - costs[l] - carried - counts[l])
-        if raise > 0 then
-          counts[l] = add(names[l], raise, ttl)
-        end
-      elseif allowed == 1 and costs[l] > 0 then
-        counts[l] = add(names[l], costs[l], ttl)
+      if wait < 1 then
+        wait = 1
+      elseif wait > TEN_YEARS_US then
+        wait = TEN_YEARS_US
       end
-      left[l] = limit.max - counts[l] - carried
+      waits[l] = wait
     end
-    reply[#reply + 1] = allowed
-    reply[#reply + 1] = out(left, '%.17g')
-    reply[#reply + 1] = out(waits, '%d')
-    reply[#reply + 1] = out(counts, '%d')
-    reply[#reply + 1] = out(previous, '%d')
-    reply[#reply + 1] = out(untils, '%d')
   end
+  local carried = {}
+  for l = 1, n do
+    carried[l] = previous[l] * weights[l]
+  end
+  local left = tally(names, limits, costs, counts, carried, mode, allowed)
+  return { allowed, out(left, '%.17g'), out(waits, '%d'), out(counts, '%d'), out(previous, '%d'), out(untils, '%d') }
 end
-return reply
+
+return answer(decide, 6)

@@ -2,11 +2,12 @@
 -- shaper puts it where a script has the line "-- #include window-counters.lua" when it loads the script
 -- (RedisScript.load); a service that runs one of them itself pastes it there.
 --
--- It expects SCRIPT_NAME, the name that starts the error replies ('fixed-window'), and leaves for the rest:
+-- It expects SCRIPT_NAME, the name that starts the error replies ('fixed-window'), and admission-common.lua before
+-- it (whole), and leaves for the rest:
 --   args[i]      the checked arguments of KEYS[i]: { limits = { { max, window, name }, ... }, costs, mode }
 --   read, add    a counter's count, and adding to a counter (a new one gets its TTL)
---   out          a list reply value
---   now, reply   Redis's time in microseconds, and the reply to fill
+--   tally        what a call adds to each limit's current window, and what each limit has left then
+--   now          Redis's time in microseconds
 --   TEN_YEARS_US the longest wait
 
 local TEN_YEARS_MS = 315360000000
@@ -119,32 +120,33 @@ end
 
 -- The count a counter holds (0 if none), or nil and an error text.
 local function read(name)
-  local value = redis.pcall('GET', name)
-  if type(value) == 'table' and value.err then
-    return nil, value.err
+  local count, err = whole(name, 'a window count')
+  if err then
+    return nil, err
   end
-  if not value then
-    return 0
-  end
-  local count = tonumber(value)
-  if count == nil or count ~= math.floor(count) then
-    return nil, 'WRONGTYPE ' .. name .. ' holds "' .. value .. '", not a window count'
-  end
-  return count
+  return count or 0
 end
 
--- A list reply value: the number itself for one limit, else the numbers joined by commas.
-local function out(values, format)
-  if #values == 1 and format == '%d' then
-    return values[1]
+-- Counts what the call adds to each limit's current window, whose counts and names the caller read, and returns
+-- what each limit has left: cap raises the count so that at most the cost is left (never lowers it); take, once
+-- allowed, and charge add the cost. carried[l] is what the previous window still weighs (0 for the fixed window).
+local function tally(names, limits, costs, counts, carried, mode, allowed)
+  local left = {}
+  for l = 1, #limits do
+    local limit = limits[l]
+    local ttl = 2 * limit.window
+    if mode == 'cap' then
+      local raise = math.ceil(limit.max - costs[l] - carried[l] - counts[l])
+      if raise > 0 then
+        counts[l] = add(names[l], raise, ttl)
+      end
+    elseif allowed == 1 and costs[l] > 0 then
+      counts[l] = add(names[l], costs[l], ttl)
+    end
+    left[l] = limit.max - counts[l] - carried[l]
   end
-  local parts = {}
-  for l = 1, #values do
-    parts[l] = string.format(format, values[l])
-  end
-  return table.concat(parts, ',')
+  return left
 end
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local reply = {}

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.shaper.internals.admission.TokenBucketScript;
+import dev.shaper.internals.admission.AdmissionAlgorithm;
 import dev.shaper.internals.capacity.CapacityLeaseScript;
 import dev.shaper.internals.capacity.adaptive.CapacityDecisionScript;
 import dev.shaper.testsupport.Await;
@@ -180,7 +180,8 @@ class SecuredDeploymentIT {
         // The admission's batched charges reach Redis within a sync, and a bucket's key expires once the bucket is full
         // again; the capacity's lease and decision are renewed on their own. So the keys are watched from the first
         // record on, not looked for once at the end, which a busy machine may reach after the bucket's key expired.
-        List<String> watched = List.of(TokenBucketScript.KEY_PREFIX + "{key-0}", CapacityLeaseScript.tableName(APP_ID),
+        List<String> watched = List.of(AdmissionAlgorithm.TOKEN_BUCKET.keyPrefix() + "{key-0}",
+                CapacityLeaseScript.tableName(APP_ID),
                 CapacityDecisionScript.keyName(APP_ID));
         Set<String> seen = ConcurrentHashMap.newKeySet();
         ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(r -> {

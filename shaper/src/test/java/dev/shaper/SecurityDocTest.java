@@ -7,7 +7,7 @@ import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
-import dev.shaper.internals.admission.TokenBucketScript;
+import dev.shaper.internals.admission.RedisTokenBuckets;
 import dev.shaper.internals.capacity.CapacityLeaseScript;
 import dev.shaper.internals.capacity.adaptive.CapacityDecisionScript;
 import dev.shaper.internals.limits.TopicLimits;
@@ -129,9 +129,11 @@ class SecurityDocTest {
         // Redis checks the commands a script calls against the user's ACL too: the scripts as Redis runs them,
         // with their shared fragments
         Pattern call = Pattern.compile("redis\\.p?call\\('([A-Za-z]+)'");
-        for (String script : List.of("token-bucket.lua", "fixed-window.lua", "sliding-window.lua", "capacity-lease.lua",
-                "capacity-decision.lua")) {
-            Matcher m = call.matcher(RedisScript.load("dev/shaper/" + script).source());
+        List<String> scripts = new java.util.ArrayList<>(List.of(RedisScript.load("dev/shaper/capacity-lease.lua")
+                .source(), RedisScript.load("dev/shaper/capacity-decision.lua").source()));
+        AdmissionAlgorithm.all().forEach(algorithm -> scripts.add(algorithm.script().source()));
+        for (String script : scripts) {
+            Matcher m = call.matcher(script);
             while (m.find()) {
                 needed.add(m.group(1).toLowerCase(Locale.ROOT));
             }
@@ -142,9 +144,10 @@ class SecurityDocTest {
         assertThat(rules).contains("-@all", "resetchannels", "resetkeys");
         // And the keys: every key the shaper writes is under the one pattern the user may touch
         assertThat(rules).filteredOn(rule -> rule.startsWith("~")).containsExactly("~shaper:*");
-        for (String prefix : List.of(TokenBucketScript.KEY_PREFIX, TokenBucketScript.PROBE_KEY,
-                AdmissionAlgorithm.WINDOW_KEY_PREFIX,
-                CapacityLeaseScript.KEY_PREFIX, CapacityDecisionScript.KEY_PREFIX)) {
+        List<String> prefixes = new java.util.ArrayList<>(List.of(RedisTokenBuckets.PROBE_KEY,
+                CapacityLeaseScript.KEY_PREFIX, CapacityDecisionScript.KEY_PREFIX));
+        AdmissionAlgorithm.all().forEach(algorithm -> prefixes.add(algorithm.keyPrefix()));
+        for (String prefix : prefixes) {
             assertThat(prefix).startsWith("shaper:");
         }
     }

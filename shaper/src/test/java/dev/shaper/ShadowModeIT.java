@@ -3,7 +3,7 @@ package dev.shaper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.shaper.internals.admission.TokenBucketScript;
+import dev.shaper.internals.admission.AdmissionAlgorithm;
 import dev.shaper.internals.metrics.ShaperMetrics;
 import dev.shaper.testsupport.Await;
 import dev.shaper.testsupport.CommittedRecords;
@@ -93,7 +93,8 @@ class ShadowModeIT {
                 try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
                     watcher.scheduleWithFixedDelay(() -> {
                         for (String key : List.of("shadow:tried-1", "tried-1", "enforced-1")) {
-                            if (connection.sync().exists(TokenBucketScript.bucketName(bytes(key))) == 1) {
+                            String bucket = AdmissionAlgorithm.TOKEN_BUCKET.keyPrefix() + "{" + key + "}";
+                            if (connection.sync().exists(bytes(bucket)) == 1) {
                                 seen.add(key);
                             }
                         }

@@ -5,6 +5,9 @@ import dev.shaper.internals.redis.RedisFailure;
 import dev.shaper.internals.redis.RedisUnavailableException;
 import dev.shaper.internals.scheduling.BackgroundScheduler;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
@@ -60,12 +63,11 @@ public final class AdmissionController implements AutoCloseable {
     private final AtomicLong unusableKeys = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     /**
-     * The algorithms whose Redis scripts admission has run, as bits of their ordinals: the token bucket's always, the
-     * windows' once a rule used them. Each ping runs each of these scripts, since a user may be allowed one script's
-     * commands and not another's.
+     * The algorithms whose Redis scripts admission has run: the token bucket's always, the others' once a rule used
+     * them. Each ping runs each of these scripts, since a user may be allowed one script's commands and not another's.
      */
-    private volatile int scriptsInUse = TOKEN_BUCKET_SCRIPT;
-    private static final int TOKEN_BUCKET_SCRIPT = 1 << AdmissionAlgorithm.TOKEN_BUCKET.ordinal();
+    private final Set<AdmissionAlgorithm> scriptsInUse = new CopyOnWriteArraySet<>(List.of(
+            AdmissionAlgorithm.TOKEN_BUCKET));
 
     /**
      * An admission that decides locally until {@link #start}ed; constructing it has no side effect.
@@ -138,7 +140,7 @@ public final class AdmissionController implements AutoCloseable {
         } else {
             LOG.info("Admission: no Redis configured; admitting from local buckets");
         }
-        background.scheduleWithFixedDelay(() -> local.evictFull(nanoTime.getAsLong()), EVICT_INTERVAL,
+        background.scheduleWithFixedDelay(() -> local.evictUnused(nanoTime.getAsLong()), EVICT_INTERVAL,
                 EVICT_INTERVAL);
         background.scheduleWithFixedDelay(liveInstances::refresh, Duration.ZERO, pingInterval);
     }
@@ -154,21 +156,22 @@ public final class AdmissionController implements AutoCloseable {
 
     /** Null if Redis answers a ping at start, else why not; a refusal is not asked again. */
     private static RedisFailure firstPing(RedisTokenBuckets redis) {
-        RedisFailure first = ping(redis, TOKEN_BUCKET_SCRIPT);
+        Set<AdmissionAlgorithm> tokenBucket = Set.of(AdmissionAlgorithm.TOKEN_BUCKET);
+        RedisFailure first = ping(redis, tokenBucket);
         // The first command on a new connection includes its handshake: one slow answer is not an outage.
-        return first == null || first.isRefusal() ? first : ping(redis, TOKEN_BUCKET_SCRIPT);
+        return first == null || first.isRefusal() ? first : ping(redis, tokenBucket);
     }
 
     /**
-     * Why Redis cannot be used, or null if it answers and lets the shaper's user run the scripts of {@code scripts}
-     * (bits of the algorithms' ordinals): an ACL may allow PING and refuse EVALSHA, or a command one script calls
-     * (the window scripts' GET and INCRBY) and not the others'.
+     * Why Redis cannot be used, or null if it answers and lets the shaper's user run the scripts of {@code scripts}:
+     * an ACL may allow PING and refuse EVALSHA, or a command one script calls (the window scripts' GET and INCRBY)
+     * and not the others'.
      */
-    private static RedisFailure ping(RedisTokenBuckets redis, int scripts) {
+    private static RedisFailure ping(RedisTokenBuckets redis, Set<AdmissionAlgorithm> scripts) {
         try {
             redis.ping();
-            for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.values()) {
-                if ((scripts & (1 << algorithm.ordinal())) != 0) {
+            for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.all()) {
+                if (scripts.contains(algorithm)) {
                     redis.probeScript(algorithm);
                 }
             }
@@ -187,47 +190,25 @@ public final class AdmissionController implements AutoCloseable {
         }
     }
 
-    /** Takes {@code cost} tokens for {@code admissionKey} under {@code rule}, if the bucket allows it. */
-    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost) {
-        return admit(admissionKey, rule, cost, null);
-    }
-
-    /**
-     * Like {@link #admit(byte[], AdmissionRule, long)}, with what admission keeps for this key in state the
-     * caller looks up per record anyway ({@code perKey}, null for none). In batched mode it holds the key's
-     * local mirror, so that a record does not look it up in the mirrors shared by all stream threads, a CPU-cache
-     * miss per record with many keys. A mirror a sync has forgotten is noticed and replaced. Other modes leave
-     * {@code perKey} alone.
-     */
-    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyAdmission perKey) {
-        long now = nanoTime.getAsLong();
-        if (onRedis.get()) {
-            try {
-                return shared.admit(admissionKey, rule, cost, perKey, now);
-            } catch (RedisUnavailableException e) {
-                switchToLocal(e);
-            } catch (BucketUnusableException e) {
-                unusableKey(e.getMessage());
-            }
-        }
-        return local.admit(admissionKey, rule, cost, perKey, now);
+    /** Takes {@code cost} for {@code admissionKey} from every limit of {@code policy}, if each allows it. */
+    public AdmissionDecision admit(byte[] admissionKey, AdmissionPolicy policy, long cost) {
+        return admit(admissionKey, policy, cost, null);
     }
 
     /**
      * Takes {@code cost} for {@code admissionKey} from every limit of {@code policy} if each allows it, else from none;
-     * a refusal's retry-after is the longest wait among the refusing limits. A policy of one token bucket takes the
-     * single-bucket path ({@link #admit(byte[], AdmissionRule, long, KeyAdmission)}), unchanged; any other (several
-     * limits, a window algorithm) one Redis script call for all of the key's limits in strict mode, the key's mirror
-     * in batched mode, and while Redis cannot be used this instance's share of every limit.
+     * a refusal's retry-after is the longest wait among the refusing limits. One Redis script call for all of the
+     * key's limits in strict mode, the key's mirror in batched mode, and while Redis cannot be used this instance's
+     * share of every limit.
+     *
+     * @param perKey what admission keeps for this key in state the caller looks up per record anyway (null for
+     *               none): in batched mode the key's local mirror, so that a record does not look it up in the
+     *               mirrors shared by all stream threads, a CPU-cache miss per record with many keys. A mirror a
+     *               sync has forgotten is noticed and replaced. Other modes leave it alone.
      */
     public AdmissionDecision admit(byte[] admissionKey, AdmissionPolicy policy, long cost, KeyAdmission perKey) {
-        AdmissionRule single = policy.singleBucket();
-        if (single != null) {
-            return admit(admissionKey, single, cost, perKey);
-        }
-        int bit = 1 << policy.algorithm().ordinal();
-        if ((scriptsInUse & bit) == 0) {
-            useScript(bit);
+        if (!scriptsInUse.contains(policy.algorithm())) {
+            scriptsInUse.add(policy.algorithm());
         }
         long now = nanoTime.getAsLong();
         if (onRedis.get()) {
@@ -240,10 +221,6 @@ public final class AdmissionController implements AutoCloseable {
             }
         }
         return local.admit(admissionKey, policy, cost, perKey, now);
-    }
-
-    private synchronized void useScript(int bit) {
-        scriptsInUse |= bit;
     }
 
     /** The backend that decides while admission is on Redis; null without Redis (for tests). */

@@ -5,9 +5,10 @@ import java.util.regex.Pattern;
 
 /**
  * One limit of an admission key, as a rule lists it under {@code admission.limits}: at most {@code amount} units
- * per {@code periodMillis}. With a token bucket that is a refill rate ({@link #ratePerSecond()}) and {@code burst}
- * is the bucket's capacity; with a window algorithm {@code periodMillis} is the window's length, {@code amount} the
- * most one window admits, and {@code burst} equals {@code amount} (a window has no burst of its own).
+ * per {@code periodMillis}. With an algorithm that has a burst ({@link AdmissionAlgorithm#hasBurst}, a token bucket)
+ * that is a refill rate ({@link #ratePerSecond()}) and {@code burst} is the capacity; with a window algorithm
+ * {@code periodMillis} is the window's length, {@code amount} the most one window admits, and {@code burst} equals
+ * {@code amount} (a window has no burst of its own).
  *
  * @param amount       units per period, a finite number > 0 (at least 1 for a window, see the rules file)
  * @param periodMillis the period, from 1 ms to {@link #MAX_PERIOD_MS}
@@ -43,28 +44,9 @@ public record AdmissionLimit(double amount, long periodMillis, double burst) {
         return periodMillis == 1000 ? amount : amount * 1000 / periodMillis;
     }
 
-    /** This limit as a token bucket's rate and burst. */
-    public AdmissionRule bucket() {
-        return new AdmissionRule(ratePerSecond(), burst);
-    }
-
     /** The period in nanoseconds. */
     public long periodNanos() {
         return periodMillis * 1_000_000L;
-    }
-
-    /**
-     * This limit divided among {@code instances} (the local fallback's share): a token bucket's rate and burst (the
-     * burst never below one token), a window's amount (never below one unit).
-     */
-    AdmissionLimit share(AdmissionAlgorithm algorithm, int instances, double minCapacity) {
-        int n = Math.max(1, instances);
-        double floor = Math.max(1, minCapacity);
-        if (algorithm.isWindow()) {
-            double max = Math.max(floor, amount / n);
-            return new AdmissionLimit(max, periodMillis, max);
-        }
-        return new AdmissionLimit(amount / n, periodMillis, Math.max(floor, burst / n));
     }
 
     /**
@@ -110,7 +92,7 @@ public record AdmissionLimit(double amount, long periodMillis, double burst) {
     /** E.g. {@code 10 per 1s (burst 20)}, or for a window {@code 10000 per 1h}. */
     public String describe(AdmissionAlgorithm algorithm) {
         String text = number(amount) + " per " + formatPeriod(periodMillis);
-        return algorithm.isWindow() ? text : text + " (burst " + number(burst) + ")";
+        return algorithm.hasBurst() ? text + " (burst " + number(burst) + ")" : text;
     }
 
     public static String number(double value) {

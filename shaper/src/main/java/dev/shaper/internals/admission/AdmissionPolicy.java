@@ -6,24 +6,18 @@ import java.util.stream.Collectors;
 
 /**
  * The admission of one key: an algorithm and one or more limits that must all allow a record. Built once per rule,
- * so what each decision needs is computed here rather than per record: the limits as token buckets, the most a
- * record may cost, the Redis script's arguments, and the local fallback's share.
+ * so what each decision needs is computed here rather than per record: the most a record may cost, the Redis
+ * script's arguments, and the local fallback's share.
  *
- * <p>A policy of one token bucket ({@link #singleBucket()}) is today's admission: {@link AdmissionController} hands it
- * to the single-bucket path unchanged, so existing rules decide exactly as before and at the same cost. Every other
- * policy (several limits, or a window algorithm) goes through the limits path: one Redis script call per decision
- * for all of the key's limits, atomic (every limit is charged or none), and a refusal's retry-after is the longest
- * wait among the refusing limits. See docs/admission.md, "Several limits per key".
+ * <p>Every policy, one token bucket as much as several windows, takes the same path: one Redis script call per
+ * decision for all of the key's limits, atomic (every limit is charged or none), and a refusal's retry-after is the
+ * longest wait among the refusing limits. See docs/admission.md, "Several limits per key".
  */
 public final class AdmissionPolicy {
 
     private final AdmissionAlgorithm algorithm;
     private final List<AdmissionLimit> limits;
     private final AdmissionLimit[] limitArray;
-    /** Each limit as a token bucket (for the token-bucket algorithm), else null. */
-    private final AdmissionRule[] buckets;
-    /** The one token bucket of a single-limit token-bucket policy, else null. */
-    private final AdmissionRule single;
     private final double capacity;
     /** True for a rule in shadow: decided on counters of their own, reported, and never refusing a record. */
     private final boolean shadow;
@@ -38,8 +32,8 @@ public final class AdmissionPolicy {
     }
 
     /**
-     * @throws IllegalArgumentException with no limit, or with two window limits of the same period (they would count
-     *                                  in the same counters; the smaller amount always binds)
+     * @throws IllegalArgumentException with no limit, or with limits the algorithm cannot count together ({@link
+     *                                  AdmissionAlgorithm#check}: e.g. two windows of the same period)
      */
     public AdmissionPolicy(AdmissionAlgorithm algorithm, List<AdmissionLimit> limits) {
         this(algorithm, limits, false);
@@ -53,23 +47,7 @@ public final class AdmissionPolicy {
             throw new IllegalArgumentException("an admission policy needs at least one limit");
         }
         this.limitArray = this.limits.toArray(new AdmissionLimit[0]);
-        if (algorithm.isWindow()) {
-            for (int i = 0; i < limitArray.length; i++) {
-                for (int j = 0; j < i; j++) {
-                    if (limitArray[i].periodMillis() == limitArray[j].periodMillis()) {
-                        throw new IllegalArgumentException("two " + algorithm + " limits of the same period "
-                                + AdmissionLimit.formatPeriod(limitArray[i].periodMillis()));
-                    }
-                }
-            }
-            buckets = null;
-        } else {
-            buckets = new AdmissionRule[limitArray.length];
-            for (int i = 0; i < limitArray.length; i++) {
-                buckets[i] = limitArray[i].bucket();
-            }
-        }
-        this.single = buckets != null && buckets.length == 1 ? buckets[0] : null;
+        algorithm.check(this.limits);
         double least = Double.POSITIVE_INFINITY;
         for (AdmissionLimit limit : limitArray) {
             least = Math.min(least, limit.burst());
@@ -77,7 +55,7 @@ public final class AdmissionPolicy {
         this.capacity = least;
     }
 
-    /** One token bucket of {@code rule}'s rate per second and burst: today's single-limit admission. */
+    /** One token bucket of {@code rule}'s rate per second and burst: a rule's {@code admission.rate} and burst. */
     public static AdmissionPolicy of(AdmissionRule rule) {
         return new AdmissionPolicy(AdmissionAlgorithm.TOKEN_BUCKET, List.of(AdmissionLimit.of(rule)));
     }
@@ -85,7 +63,7 @@ public final class AdmissionPolicy {
     /** One limit of {@code amount} per {@code periodMillis} under {@code algorithm}, of burst {@code amount}. */
     public static AdmissionPolicy of(AdmissionAlgorithm algorithm, double amount, long periodMillis) {
         return new AdmissionPolicy(algorithm, List.of(new AdmissionLimit(amount, periodMillis,
-                algorithm.isWindow() ? amount : AdmissionRule.defaultBurst(amount))));
+                algorithm.hasBurst() ? AdmissionRule.defaultBurst(amount) : amount)));
     }
 
     public AdmissionAlgorithm algorithm() {
@@ -106,16 +84,6 @@ public final class AdmissionPolicy {
         return limitArray[i];
     }
 
-    /** The {@code i}-th limit as a token bucket; only for the token-bucket algorithm. */
-    AdmissionRule bucket(int i) {
-        return buckets[i];
-    }
-
-    /** The policy's only token bucket if it is one token bucket (today's admission), else null. */
-    public AdmissionRule singleBucket() {
-        return single;
-    }
-
     /** The most one record may cost: the smallest burst (token bucket) or window amount. A dearer one never fits. */
     public double capacity() {
         return capacity;
@@ -133,7 +101,7 @@ public final class AdmissionPolicy {
         }
         return new AdmissionPolicy(other, limits.stream()
                 .map(l -> new AdmissionLimit(l.amount(), l.periodMillis(),
-                        other.isWindow() ? l.amount() : AdmissionRule.defaultBurst(l.amount())))
+                        other.hasBurst() ? AdmissionRule.defaultBurst(l.amount()) : l.amount()))
                 .toList(), shadow);
     }
 
@@ -170,17 +138,17 @@ public final class AdmissionPolicy {
 
     private AdmissionPolicy divided(int instances, double minCapacity) {
         return new AdmissionPolicy(algorithm, limits.stream()
-                .map(l -> l.share(algorithm, instances, minCapacity)).toList());
+                .map(l -> algorithm.share(l, instances, minCapacity)).toList());
     }
 
     /**
-     * The script's two limit arguments: for a token bucket the rates per second and the bursts, for a window the
-     * maxima and the window lengths in ms; a number each, comma-separated for several limits. Formatted once.
+     * The script's two limit arguments ({@link AdmissionAlgorithm#limitArgs}): a number each, comma-separated for
+     * several limits. Formatted once.
      */
     byte[][] scriptArgs() {
         byte[][] args = scriptArgs;
         if (args == null) {
-            args = LimitScript.of(algorithm).limitArgs(this);
+            args = LimitScript.limitArgs(this);
             scriptArgs = args;
         }
         return args;
@@ -193,7 +161,7 @@ public final class AdmissionPolicy {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof AdmissionPolicy p && p.algorithm == algorithm && p.limits.equals(limits)
+        return o instanceof AdmissionPolicy p && p.algorithm.equals(algorithm) && p.limits.equals(limits)
                 && p.shadow == shadow;
     }
 

@@ -1,7 +1,9 @@
 package dev.shaper.internals.admission;
 
 /**
- * The token bucket that admits records of one admission key.
+ * A token bucket's rate per second and burst, as {@code admission.rate} and {@code admission.burst} (or {@code
+ * shaper.admission.rate} and {@code .burst}) set them; {@link AdmissionPolicy#of(AdmissionRule)} makes it a key's
+ * policy.
  *
  * @param ratePerSecond tokens added per second
  * @param burst         the bucket's capacity in tokens: the most that can be spent at once
@@ -20,11 +22,5 @@ public record AdmissionRule(double ratePerSecond, double burst) {
     /** The burst to use when none is configured: one second of rate, and never less than one token. */
     public static double defaultBurst(double ratePerSecond) {
         return Math.max(1, ratePerSecond);
-    }
-
-    /** This rule with rate and burst divided among {@code instances} (the burst never below one token). */
-    public AdmissionRule share(int instances) {
-        int n = Math.max(1, instances);
-        return new AdmissionRule(ratePerSecond / n, Math.max(1, burst / n));
     }
 }

@@ -1,75 +1,42 @@
 package dev.shaper.internals.admission;
 
-import dev.shaper.internals.redis.RedisScript;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
- * The shaper's side of the three limits scripts' contract (each script's header states it): the Redis key of an
- * admission key, the four arguments per key, and the reply per key read as a {@link SharedState}. One instance per
- * algorithm:
- * <ul>
- *   <li>{@link #TOKEN_BUCKET}: {@code token-bucket.lua} with its rates and bursts as lists, one hash per key
- *       ({@code shaper:tb:{<key>}}, one bucket per limit), three reply values per key;</li>
- *   <li>{@link #FIXED_WINDOW}: {@code fixed-window.lua}, counters {@code shaper:win:{<key>}:<window ms>:<index>},
- *       five reply values per key;</li>
- *   <li>{@link #SLIDING_WINDOW}: {@code sliding-window.lua}, the same counters, six reply values per key.</li>
- * </ul>
- * The single-token-bucket path keeps using {@link TokenBucketScript} directly.
+ * The contract every admission script shares (each script's header states its own part), on the shaper's side:
+ * the Redis key of an admission key (the algorithm's prefix, the admission key as a hash tag), four arguments per key
+ * (the algorithm's two limit arguments, comma-separated for several limits; the cost; the {@link Mode}), and a reply
+ * per key of allowed, left and wait, then the algorithm's own values ({@link AdmissionAlgorithm#detailValues}), read
+ * as a {@link SharedState}. A call may hold several keys, their replies in turn.
  */
 final class LimitScript {
 
-    /** Prefix of the window counters' names; the admission key follows in a {hash tag}. */
-    static final String WINDOW_PREFIX = AdmissionAlgorithm.WINDOW_KEY_PREFIX;
+    /** What a call does with the cost. */
+    enum Mode {
+        /** Take the cost from every limit only if each allows it (the strict mode). */
+        TAKE,
+        /** Count the cost whatever is left (consumption admitted elsewhere, reported by the batched mode). */
+        CHARGE,
+        /** Lower what is left to at most the cost, per limit; never raise it (the hand-back after an outage). */
+        CAP;
 
-    static final LimitScript TOKEN_BUCKET = new LimitScript(AdmissionAlgorithm.TOKEN_BUCKET,
-            new RedisScript(TokenBucketScript.SOURCE, TokenBucketScript.SHA), TokenBucketScript.KEY_PREFIX, 3);
-    static final LimitScript FIXED_WINDOW = new LimitScript(AdmissionAlgorithm.FIXED_WINDOW,
-            RedisScript.load("dev/shaper/fixed-window.lua"), WINDOW_PREFIX, 5);
-    static final LimitScript SLIDING_WINDOW = new LimitScript(AdmissionAlgorithm.SLIDING_WINDOW,
-            RedisScript.load("dev/shaper/sliding-window.lua"), WINDOW_PREFIX, 6);
+        private final byte[] arg = name().toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
 
-    private final AdmissionAlgorithm algorithm;
-    private final RedisScript script;
-    private final byte[] prefix;
-    private final int stride;
-
-    private LimitScript(AdmissionAlgorithm algorithm, RedisScript script, String prefix, int stride) {
-        this.algorithm = algorithm;
-        this.script = script;
-        this.prefix = (prefix + "{").getBytes(StandardCharsets.UTF_8);
-        this.stride = stride;
+        /** The script's argument for this mode; shared, not to be changed. */
+        byte[] arg() {
+            return arg;
+        }
     }
 
-    /** The script of {@code algorithm}. */
-    static LimitScript of(AdmissionAlgorithm algorithm) {
-        return switch (algorithm) {
-            case TOKEN_BUCKET -> TOKEN_BUCKET;
-            case FIXED_WINDOW -> FIXED_WINDOW;
-            case SLIDING_WINDOW -> SLIDING_WINDOW;
-        };
+    private LimitScript() {
     }
 
-    static List<LimitScript> all() {
-        return List.of(TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW);
-    }
-
-    RedisScript script() {
-        return script;
-    }
-
-    AdmissionAlgorithm algorithm() {
-        return algorithm;
-    }
-
-    /** Reply values per key. */
-    int stride() {
-        return stride;
-    }
-
-    /** The Redis key of {@code admissionKey}: the prefix, then the admission key as a hash tag. */
-    byte[] keyName(byte[] admissionKey) {
+    /** The Redis key of {@code admissionKey} under {@code algorithm}: its prefix, then the key as a hash tag. */
+    static byte[] keyName(AdmissionAlgorithm algorithm, byte[] admissionKey) {
+        byte[] prefix = (algorithm.keyPrefix() + "{").getBytes(StandardCharsets.UTF_8);
         byte[] name = new byte[prefix.length + admissionKey.length + 1];
         System.arraycopy(prefix, 0, name, 0, prefix.length);
         System.arraycopy(admissionKey, 0, name, prefix.length, admissionKey.length);
@@ -78,28 +45,23 @@ final class LimitScript {
     }
 
     /** The two limit arguments of {@code policy} (see {@link AdmissionPolicy#scriptArgs}). */
-    byte[][] limitArgs(AdmissionPolicy policy) {
+    static byte[][] limitArgs(AdmissionPolicy policy) {
         StringBuilder first = new StringBuilder();
         StringBuilder second = new StringBuilder();
         for (int i = 0; i < policy.size(); i++) {
-            AdmissionLimit limit = policy.limit(i);
+            String[] args = policy.algorithm().limitArgs(policy.limit(i));
             String separator = i == 0 ? "" : ",";
-            if (algorithm.isWindow()) {
-                first.append(separator).append(AdmissionLimit.number(limit.amount()));
-                second.append(separator).append(limit.periodMillis());
-            } else {
-                first.append(separator).append(AdmissionLimit.number(limit.ratePerSecond()));
-                second.append(separator).append(AdmissionLimit.number(limit.burst()));
-            }
+            first.append(separator).append(args[0]);
+            second.append(separator).append(args[1]);
         }
         return new byte[][] {ascii(first.toString()), ascii(second.toString())};
     }
 
     /**
-     * The four arguments of one key of a call for {@code policy}: its limits, {@code amounts} (one, or one per
-     * limit), the mode.
+     * The four arguments of the {@code key}-th key of a call for {@code policy}: its limits, {@code amounts} (one,
+     * or one per limit), the mode.
      */
-    void putArgs(byte[][] args, int key, AdmissionPolicy policy, double[] amounts, TokenBucketScript.Mode mode) {
+    static void putArgs(byte[][] args, int key, AdmissionPolicy policy, double[] amounts, Mode mode) {
         byte[][] limits = policy.scriptArgs();
         args[4 * key] = limits[0];
         args[4 * key + 1] = limits[1];
@@ -111,19 +73,25 @@ final class LimitScript {
         args[4 * key + 3] = mode.arg();
     }
 
+    /** Reply values per key. */
+    static int stride(AdmissionAlgorithm algorithm) {
+        return 3 + algorithm.detailValues();
+    }
+
     /** Reads the reply of a call for one key of {@code limits} limits. */
-    SharedState parse(List<Object> reply, int limits) {
-        if (reply == null || reply.size() != stride) {
+    static SharedState parse(AdmissionAlgorithm algorithm, List<Object> reply, int limits) {
+        if (reply == null || reply.size() != stride(algorithm)) {
             throw new IllegalStateException("unexpected " + algorithm + " reply " + reply);
         }
-        return parseAt(reply, 0, limits);
+        return parseAt(algorithm, reply, 0, limits);
     }
 
     /**
-     * Reads the reply of a call for several keys, {@code limits.get(k)} limits for the k-th: a key one of whose
-     * counters holds another type of value is null.
+     * Reads the reply of a call for several keys, {@code limits.get(k)} limits for the k-th: a key whose Redis state
+     * holds another type of value is null.
      */
-    List<SharedState> parseAll(List<Object> reply, List<Integer> limits) {
+    static List<SharedState> parseAll(AdmissionAlgorithm algorithm, List<Object> reply, List<Integer> limits) {
+        int stride = stride(algorithm);
         if (reply == null || reply.size() != stride * limits.size()) {
             throw new IllegalStateException("unexpected " + algorithm + " reply for " + limits.size() + " keys: "
                     + reply);
@@ -131,23 +99,29 @@ final class LimitScript {
         List<SharedState> states = new ArrayList<>(limits.size());
         for (int k = 0; k < limits.size(); k++) {
             int at = stride * k;
-            states.add(((Number) reply.get(at)).longValue() < 0 ? null : parseAt(reply, at, limits.get(k)));
+            states.add(((Number) reply.get(at)).longValue() < 0 ? null
+                    : parseAt(algorithm, reply, at, limits.get(k)));
         }
         return states;
     }
 
-    private SharedState parseAt(List<Object> reply, int at, int limits) {
+    private static SharedState parseAt(AdmissionAlgorithm algorithm, List<Object> reply, int at, int limits) {
         boolean allowed = ((Number) reply.get(at)).longValue() == 1;
         double[] left = numbers(reply.get(at + 1), limits);
-        long[] waits = whole(numbers(reply.get(at + 2), limits));
-        if (!algorithm.isWindow()) {
-            return new SharedState(allowed, left, waits, null, null, null);
+        double[] waits = numbers(reply.get(at + 2), limits);
+        long[] waitMicros = new long[limits];
+        for (int i = 0; i < limits; i++) {
+            waitMicros[i] = (long) waits[i];
         }
-        double[] count = numbers(reply.get(at + 3), limits);
-        double[] previous = algorithm == AdmissionAlgorithm.SLIDING_WINDOW ? numbers(reply.get(at + 4), limits)
-                : new double[limits];
-        long[] until = whole(numbers(reply.get(at + stride - 1), limits));
-        return new SharedState(allowed, left, waits, count, previous, until);
+        int values = algorithm.detailValues();
+        double[][] detail = new double[limits][values];
+        for (int v = 0; v < values; v++) {
+            double[] column = numbers(reply.get(at + 3 + v), limits);
+            for (int i = 0; i < limits; i++) {
+                detail[i][v] = column[i];
+            }
+        }
+        return new SharedState(algorithm, allowed, left, waitMicros, detail);
     }
 
     /** A reply value: an integer, or a string of one number or of {@code n} comma-separated ones. */
@@ -169,14 +143,6 @@ final class LimitScript {
             numbers[i] = Double.parseDouble(parts[i]);
         }
         return numbers;
-    }
-
-    private static long[] whole(double[] values) {
-        long[] whole = new long[values.length];
-        for (int i = 0; i < values.length; i++) {
-            whole[i] = (long) values[i];
-        }
-        return whole;
     }
 
     private static byte[] ascii(String text) {

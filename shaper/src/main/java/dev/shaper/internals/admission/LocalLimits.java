@@ -7,12 +7,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
- * {@link LocalTokenBuckets} for every other policy (several limits, or a window algorithm): one {@link LimitStates}
- * per admission key, shared by all stream threads of this instance, at this instance's share of the key's policy.
- * Used on their own when no Redis is configured, and as the fallback while Redis is down; unused states are
- * forgotten ({@link #evictUnused}), so memory stays proportional to recently limited keys.
+ * In-process admission state: one {@link LimitStates} per admission key, shared by all stream threads of this
+ * instance, at this instance's share of the key's policy. Used on their own when no Redis is configured, and as the
+ * fallback while Redis is down; unused states are forgotten ({@link #evictUnused}), so memory stays proportional to
+ * recently limited keys.
+ *
+ * <p>Each state runs at this instance's share of the key's policy and remembers the shared policy too, so that what
+ * it has left can be handed back to the shared state when Redis is back ({@link #notUnused}).
  */
 final class LocalLimits {
+
+    /** The most states {@link #seed} fills the map to with keys it did not hold: about 15 MB of heap. */
+    static final int MAX_SEEDED_KEYS = 100_000;
 
     private final ConcurrentHashMap<Bytes, Entry> states = new ConcurrentHashMap<>();
 
@@ -44,14 +50,15 @@ final class LocalLimits {
 
     /**
      * Sets the state of {@code key} to {@code known} (Redis's state, or a mirror's) divided among {@code instances}.
-     * As {@link LocalTokenBuckets#seed}: a key without a state gets one only if {@code known} is not unused and fewer
-     * than {@link LocalTokenBuckets#MAX_SEEDED_KEYS} states exist.
+     * A key without a state gets one only if {@code known} is not unused and fewer than {@link #MAX_SEEDED_KEYS}
+     * states exist: called for every decision on Redis, it must not grow the map with every key seen. A key left
+     * out starts unused if Redis fails.
      */
     void seed(byte[] key, AdmissionPolicy shared, AdmissionPolicy share, SharedState known, int instances,
               long nowNanos) {
         Entry entry = states.get(Bytes.wrap(key));
         if (entry == null) {
-            if (isUnused(shared, known) || states.size() >= LocalTokenBuckets.MAX_SEEDED_KEYS) {
+            if (isUnused(shared, known) || states.size() >= MAX_SEEDED_KEYS) {
                 return;
             }
             entry = entry(key, shared, share, nowNanos);
@@ -68,41 +75,13 @@ final class LocalLimits {
         return states.containsKey(Bytes.wrap(key));
     }
 
-    /**
-     * Removes the state of {@code key} and returns what its first limit has left now, at its share, if that limit is
-     * a token bucket; null otherwise (no state, or windows). For a key whose policy moved to one token bucket.
-     */
-    Double removeFirstBucket(byte[] key, long nowNanos) {
-        Entry entry = states.remove(Bytes.wrap(key));
-        if (entry == null) {
-            return null;
-        }
-        synchronized (entry) {
-            return entry.share.algorithm().isWindow() ? null : entry.states.left(entry.share, nowNanos)[0];
-        }
-    }
-
-    /**
-     * Gives {@code key} a state whose first limit, a token bucket, holds {@code tokens} (at the share), the others
-     * full: the balance of the one bucket the key had before its policy moved to several limits.
-     */
-    void seedFirstBucket(byte[] key, AdmissionPolicy shared, AdmissionPolicy share, double tokens, long nowNanos) {
-        double[] left = new double[share.size()];
-        for (int i = 0; i < left.length; i++) {
-            left[i] = i == 0 ? Math.min(tokens, share.limit(0).burst()) : share.limit(i).burst();
-        }
-        Entry entry = entry(key, shared, share, nowNanos);
-        synchronized (entry) {
-            entry.states.adopt(share, new SharedState(true, left, new long[left.length], null, null, null), 1, 0,
-                    nowNanos);
-        }
-    }
-
-    /** True if {@code known} says nothing more than a fresh state would. */
+    /** True if {@code known} says nothing more than a fresh state would: every limit has all of it left. */
     private static boolean isUnused(AdmissionPolicy shared, SharedState known) {
+        if (known.size() != shared.size()) {
+            return false;
+        }
         for (int i = 0; i < known.size(); i++) {
-            if (known.current() == null ? known.left()[i] < shared.limit(i).burst()
-                    : known.current()[i] > 0 || known.previous()[i] > 0) {
+            if (known.left()[i] < shared.limit(i).burst()) {
                 return false;
             }
         }

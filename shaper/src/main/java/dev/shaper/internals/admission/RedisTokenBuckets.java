@@ -3,16 +3,13 @@ package dev.shaper.internals.admission;
 import dev.shaper.internals.redis.RedisCallObserver;
 import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.internals.redis.RedisFailure;
-import dev.shaper.internals.redis.RedisScript;
+import dev.shaper.internals.redis.RedisScriptRunner;
 import dev.shaper.internals.redis.RedisUnavailableException;
-import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.event.connection.ReconnectFailedEvent;
@@ -24,16 +21,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import reactor.core.Disposable;
 
 /**
- * Admission's shared state in Redis, through Lettuce: token buckets ({@code token-bucket.lua}) and, for other
- * policies, the limits scripts ({@link LimitScript}: several token buckets per key, fixed and sliding windows). Each
- * script is loaded once and run with EVALSHA, and loaded again when Redis answers NOSCRIPT (after a restart or
- * {@code SCRIPT FLUSH}). Every call is bounded by the timeout; any failure surfaces as {@link
- * RedisUnavailableException}, never as a stuck stream thread.
+ * Admission's shared state in Redis, through Lettuce: each algorithm's script ({@link AdmissionAlgorithm#script},
+ * the contract in {@link LimitScript}), one call for all of a key's limits. Scripts run through {@link
+ * RedisScriptRunner} (EVALSHA, and EVAL when Redis answers NOSCRIPT after a restart or {@code SCRIPT FLUSH}). Every
+ * call is bounded by the timeout; any failure surfaces as {@link RedisUnavailableException}, never as a stuck stream
+ * thread.
  *
  * <p>Two connections: one for the per-record calls of the strict mode and the pings, one owned by the
  * batched mode's sync, which pipelines its commands (auto-flush off) so that all keys cost one round trip.
@@ -42,6 +38,12 @@ public final class RedisTokenBuckets implements AutoCloseable {
 
     /** Buckets charged per script call: enough to spare Redis most per-call work, short enough not to block it. */
     static final int KEYS_PER_CALL = 128;
+
+    /**
+     * Under which the health check's probes run, one key per algorithm: outside every algorithm's prefix, so that no
+     * admission key names it, and under {@code shaper:} like every key of the shaper.
+     */
+    public static final String PROBE_KEY = "shaper:probe:{admission}";
 
     /**
      * Keys charged per pipelined round trip: a few script calls (see {@link #KEYS_PER_CALL}), so that a round trip
@@ -139,32 +141,9 @@ public final class RedisTokenBuckets implements AutoCloseable {
         unusableKeys.accept(new String(key, StandardCharsets.UTF_8), error);
     }
 
-    /** Takes {@code cost} tokens from the shared bucket if enough exist (the strict mode). */
-    public AdmissionDecision take(byte[] admissionKey, AdmissionRule rule, double cost)
-            throws RedisUnavailableException, BucketUnusableException {
-        return observed("take", () -> takeUntimed(admissionKey, rule, cost));
-    }
-
-    private AdmissionDecision takeUntimed(byte[] admissionKey, AdmissionRule rule, double cost)
-            throws RedisUnavailableException, BucketUnusableException {
-        byte[][] keys = {TokenBucketScript.bucketName(admissionKey)};
-        byte[][] args = TokenBucketScript.args(rule, cost, TokenBucketScript.Mode.TAKE);
-        try {
-            return TokenBucketScript.parse(run(TOKEN_BUCKET, keys, args)).toDecision();
-        } catch (RedisCommandExecutionException e) {
-            if (BucketUnusableException.isWrongType(e.getMessage())) {
-                throw new BucketUnusableException("Redis key " + new String(keys[0], StandardCharsets.UTF_8)
-                        + " is not a token bucket: " + e.getMessage(), e);
-            }
-            throw unavailable(e);
-        } catch (RedisException | IllegalStateException e) {
-            throw unavailable(e);
-        }
-    }
-
     /**
      * Takes {@code cost} from every limit of {@code policy} for {@code admissionKey} if each allows it, else from
-     * none: one script call for all of the key's limits (the strict mode of a policy other than one token bucket).
+     * none: one script call for all of the key's limits (the strict mode).
      *
      * @return the key's state after the call; {@link SharedState#toDecision()} is the decision
      */
@@ -190,27 +169,15 @@ public final class RedisTokenBuckets implements AutoCloseable {
         }
     }
 
-    /**
-     * Runs {@code script} on the connection of the per-record calls: EVALSHA, and EVAL (which loads it) when Redis
-     * answers NOSCRIPT.
-     */
-    private List<Object> run(RedisScript script, byte[][] keys, byte[][] args) {
-        StatefulRedisConnection<byte[], byte[]> c = calls();
-        try {
-            return c.sync().evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
-        } catch (RedisNoScriptException e) {
-            return c.sync().eval(script.source(), ScriptOutputType.MULTI, keys, args);
-        }
-    }
-
     private SharedState takeUntimed(byte[] admissionKey, AdmissionPolicy policy, double cost)
             throws RedisUnavailableException, BucketUnusableException {
-        LimitScript script = LimitScript.of(policy.algorithm());
-        byte[][] keys = {script.keyName(admissionKey)};
+        AdmissionAlgorithm algorithm = policy.algorithm();
+        byte[][] keys = {LimitScript.keyName(algorithm, admissionKey)};
         byte[][] args = new byte[4][];
-        script.putArgs(args, 0, policy, new double[] {cost}, TokenBucketScript.Mode.TAKE);
+        LimitScript.putArgs(args, 0, policy, new double[] {cost}, LimitScript.Mode.TAKE);
         try {
-            return script.parse(run(script.script(), keys, args), policy.size());
+            return LimitScript.parse(algorithm, RedisScriptRunner.evaluate(calls(), algorithm.script(), keys, args),
+                    policy.size());
         } catch (RedisCommandExecutionException e) {
             if (BucketUnusableException.isWrongType(e.getMessage())) {
                 throw new BucketUnusableException("Redis key " + new String(keys[0], StandardCharsets.UTF_8)
@@ -223,37 +190,19 @@ public final class RedisTokenBuckets implements AutoCloseable {
     }
 
     /**
-     * Returns if the shaper's user may run the token-bucket script, every command it calls included; throws
+     * Returns if the shaper's user may run the script of {@code algorithm}, every command it calls included; throws
      * otherwise. A PING proves Redis answers, not that an ACL lets the user run the script: without this check a
      * user allowed PING but not EVALSHA sent admission back to Redis at every ping, and out again at the next
-     * record. The probe charges nothing to a bucket of its own, {@link TokenBucketScript#PROBE_KEY}, which no
-     * admission key can name (and which expires within seconds).
-     */
-    public void probeScript() throws RedisUnavailableException {
-        probeScript(AdmissionAlgorithm.TOKEN_BUCKET);
-    }
-
-    /**
-     * Like {@link #probeScript()}, for the script of {@code algorithm}: a window script charges one unit to a
-     * counter of the probe key that lives for two milliseconds.
+     * record. The probe charges one unit to a limit of one per millisecond, on a key of its own under {@link
+     * #PROBE_KEY}, which no admission key can name (and which expires within a second).
      */
     public void probeScript(AdmissionAlgorithm algorithm) throws RedisUnavailableException {
         long start = System.nanoTime();
-        byte[][] keys = {TokenBucketScript.PROBE_KEY.getBytes(StandardCharsets.UTF_8)};
-        byte[][] args;
-        RedisScript script;
-        if (algorithm == AdmissionAlgorithm.TOKEN_BUCKET) {
-            args = TokenBucketScript.args(new AdmissionRule(1, 1), 0, TokenBucketScript.Mode.CHARGE);
-            script = TOKEN_BUCKET;
-        } else {
-            LimitScript limits = LimitScript.of(algorithm);
-            args = new byte[4][];
-            limits.putArgs(args, 0, AdmissionPolicy.of(algorithm, 1, 1), new double[] {1},
-                    TokenBucketScript.Mode.CHARGE);
-            script = limits.script();
-        }
+        byte[][] keys = {(PROBE_KEY + ":" + algorithm.configName()).getBytes(StandardCharsets.UTF_8)};
+        byte[][] args = new byte[4][];
+        LimitScript.putArgs(args, 0, AdmissionPolicy.of(algorithm, 1, 1), new double[] {1}, LimitScript.Mode.CHARGE);
         try {
-            run(script, keys, args);
+            RedisScriptRunner.evaluate(calls(), algorithm.script(), keys, args);
         } catch (RedisException | IllegalStateException e) {
             throw unavailable(e);
         } finally {
@@ -277,81 +226,55 @@ public final class RedisTokenBuckets implements AutoCloseable {
     }
 
     /**
-     * One consumption report of the batched mode, or with {@link #cap}, the most tokens the bucket may hold.
-     *
-     * @param rule the shared bucket's rule, not a local share of it
-     */
-    public record Charge(byte[] admissionKey, AdmissionRule rule, double consumed) {
-    }
-
-    /**
-     * Charges what was admitted locally to the shared buckets, in one pipelined round trip bounded by the timeout
-     * (so keep a call to a few hundred charges: the batched mode sends them in chunks), and returns
-     * each bucket's balance afterwards (which includes what other instances and services consumed), or NaN for a
-     * bucket whose key holds another type of value.
-     *
-     * <p>Several buckets go into one script call (see {@link ChargeCalls}). Redis answers NOSCRIPT to an
-     * EVALSHA it cannot run (after a restart or {@code SCRIPT FLUSH}); only those calls are sent again, the
-     * first with the script's source, which loads it: a charge that did run is never sent twice. A timeout
-     * leaves the outcome unknown: the exception then means "maybe charged".
-     */
-    public List<Double> charge(List<Charge> charges) throws RedisUnavailableException {
-        return charges.isEmpty() ? List.of()
-                : observed("charge", () -> chargeUntimed(charges, TokenBucketScript.Mode.CHARGE));
-    }
-
-    /**
-     * Lowers each bucket's balance to at most the charge's amount (never raises it), as {@link #charge} does
-     * otherwise, and returns the balances afterwards: how a shaper that admitted from local buckets hands its
-     * estimate of what is left back to Redis, whose buckets refilled meanwhile (or restarted full).
-     */
-    public List<Double> cap(List<Charge> ceilings) throws RedisUnavailableException {
-        return ceilings.isEmpty() ? List.of()
-                : observed("charge", () -> chargeUntimed(ceilings, TokenBucketScript.Mode.CAP));
-    }
-
-    /**
-     * One consumption report of the batched mode for a policy other than one token bucket, or with {@link
-     * #capLimits}, the most each limit may have left.
+     * One consumption report of the batched mode, or with {@link #cap}, the most each limit may have left.
      *
      * @param policy  the shared policy, not a local share of it
      * @param amounts the consumption (one number, charged to every limit), or for a cap one ceiling per limit
      */
-    public record LimitsCharge(byte[] admissionKey, AdmissionPolicy policy, double[] amounts) {
+    public record Charge(byte[] admissionKey, AdmissionPolicy policy, double[] amounts) {
     }
 
     /**
-     * {@link #charge} for other policies: charges every limit of each key with what was admitted locally, in one
-     * pipelined round trip, and returns each key's state afterwards, or null for a key whose Redis state cannot be
-     * used (another type of value).
+     * Charges every limit of each key with what was admitted locally, in one pipelined round trip bounded by the
+     * timeout (so keep a call to a few hundred charges: the batched mode sends them in chunks), and returns each key's
+     * state afterwards (which includes what other instances and services consumed), or null for a key whose Redis
+     * state cannot be used (another type of value).
+     *
+     * <p>Several keys go into one script call (see {@link ChargeCalls}). A charge that did run is never sent twice
+     * (see {@link RedisScriptRunner#pipelined}); a timeout leaves the outcome unknown: the exception then means
+     * "maybe charged".
      */
-    public List<SharedState> chargeLimits(List<LimitsCharge> charges) throws RedisUnavailableException {
+    public List<SharedState> charge(List<Charge> charges) throws RedisUnavailableException {
         return charges.isEmpty() ? List.of()
-                : observed("charge", () -> limitsUntimed(charges, TokenBucketScript.Mode.CHARGE));
+                : observed("charge", () -> chargeUntimed(charges, LimitScript.Mode.CHARGE));
     }
 
-    /** {@link #cap} for other policies: lowers what each limit has left to at most its ceiling, never raises it. */
-    public List<SharedState> capLimits(List<LimitsCharge> ceilings) throws RedisUnavailableException {
+    /**
+     * Lowers what each limit has left to at most its ceiling (never raises it), and returns the states afterwards: how
+     * a shaper that admitted from local state hands its estimate of what is left back to Redis, whose state refilled
+     * meanwhile (or restarted empty).
+     */
+    public List<SharedState> cap(List<Charge> ceilings) throws RedisUnavailableException {
         return ceilings.isEmpty() ? List.of()
-                : observed("charge", () -> limitsUntimed(ceilings, TokenBucketScript.Mode.CAP));
+                : observed("charge", () -> chargeUntimed(ceilings, LimitScript.Mode.CAP));
     }
 
     /** Groups the charges by script, then into calls as {@link ChargeCalls} does, and pipelines them all at once. */
-    private List<SharedState> limitsUntimed(List<LimitsCharge> charges, TokenBucketScript.Mode mode)
+    private List<SharedState> chargeUntimed(List<Charge> charges, LimitScript.Mode mode)
             throws RedisUnavailableException {
         StatefulRedisConnection<byte[], byte[]> c;
-        List<Call> calls = new ArrayList<>();
-        List<LimitScript> scripts = new ArrayList<>();
+        List<RedisScriptRunner.Call> calls = new ArrayList<>();
+        List<AdmissionAlgorithm> algorithms = new ArrayList<>();
         List<List<Integer>> members = new ArrayList<>();
         try {
             c = pipeline();
-            for (LimitScript script : LimitScript.all()) {
+            for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.all()) {
                 List<Integer> mine = new ArrayList<>();
                 List<byte[]> names = new ArrayList<>();
                 for (int i = 0; i < charges.size(); i++) {
-                    if (charges.get(i).policy().algorithm() == script.algorithm()) {
+                    if (charges.get(i).policy().algorithm().equals(algorithm)) {
                         mine.add(i);
-                        names.add(script.keyName(charges.get(i).admissionKey()));
+                        names.add(LimitScript.keyName(algorithm, charges.get(i).admissionKey()));
                     }
                 }
                 for (List<Integer> group : ChargeCalls.group(names, isCluster(), KEYS_PER_CALL)) {
@@ -360,13 +283,13 @@ public final class RedisTokenBuckets implements AutoCloseable {
                     List<Integer> indexes = new ArrayList<>(group.size());
                     for (int j = 0; j < group.size(); j++) {
                         int index = mine.get(group.get(j));
-                        LimitsCharge charge = charges.get(index);
+                        Charge charge = charges.get(index);
                         keys[j] = names.get(group.get(j));
-                        script.putArgs(args, j, charge.policy(), charge.amounts(), mode);
+                        LimitScript.putArgs(args, j, charge.policy(), charge.amounts(), mode);
                         indexes.add(index);
                     }
-                    calls.add(new Call(script.script(), keys, args));
-                    scripts.add(script);
+                    calls.add(new RedisScriptRunner.Call(algorithm.script(), keys, args));
+                    algorithms.add(algorithm);
                     members.add(indexes);
                 }
             }
@@ -374,7 +297,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
             throw unavailable(e);
         }
         try {
-            List<RedisFuture<List<Object>>> replies = pipelined(c, calls);
+            List<RedisFuture<List<Object>>> replies = RedisScriptRunner.pipelined(c, calls, redis.timeout(),
+                    redis.description());
             SharedState[] states = new SharedState[charges.size()];
             for (int k = 0; k < calls.size(); k++) {
                 RedisFuture<List<Object>> reply = replies.get(k);
@@ -388,7 +312,8 @@ public final class RedisTokenBuckets implements AutoCloseable {
                 for (int index : indexes) {
                     limits.add(charges.get(index).policy().size());
                 }
-                List<SharedState> parsed = scripts.get(k).parseAll(replyOf(reply), limits);
+                List<SharedState> parsed = LimitScript.parseAll(algorithms.get(k),
+                        RedisScriptRunner.replyOf(reply, redis.description()), limits);
                 for (int j = 0; j < indexes.size(); j++) {
                     states[indexes.get(j)] = parsed.get(j);
                     if (parsed.get(j) == null) {
@@ -400,123 +325,6 @@ public final class RedisTokenBuckets implements AutoCloseable {
         } catch (RedisException | IllegalStateException | IllegalArgumentException | ClassCastException e) {
             throw unavailable(e);
         }
-    }
-
-    private List<Double> chargeUntimed(List<Charge> charges, TokenBucketScript.Mode mode)
-            throws RedisUnavailableException {
-        StatefulRedisConnection<byte[], byte[]> c;
-        List<byte[]> names = new ArrayList<>(charges.size());
-        List<List<Integer>> calls;
-        try {
-            c = pipeline();
-            for (Charge charge : charges) {
-                names.add(TokenBucketScript.bucketName(charge.admissionKey()));
-            }
-            calls = ChargeCalls.group(names, isCluster(), KEYS_PER_CALL);
-        } catch (RedisException | IllegalStateException e) {
-            throw unavailable(e);
-        }
-        return chargeCalls(c, charges, names, calls, mode);
-    }
-
-    /** Sends the script calls of {@code calls} in one pipeline and returns each charge's balance afterwards. */
-    private List<Double> chargeCalls(StatefulRedisConnection<byte[], byte[]> c, List<Charge> charges,
-                                     List<byte[]> names, List<List<Integer>> calls, TokenBucketScript.Mode mode)
-            throws RedisUnavailableException {
-        try {
-            List<RedisFuture<List<Object>>> replies = pipelined(c, bucketCalls(charges, names, calls, mode));
-            Double[] balances = new Double[charges.size()];
-            for (int k = 0; k < calls.size(); k++) {
-                List<Integer> call = calls.get(k);
-                RedisFuture<List<Object>> reply = replies.get(k);
-                if (BucketUnusableException.isWrongType(reply.getError())) {
-                    // Only a call for one bucket fails as a whole on a key of the wrong type (see the script).
-                    call.forEach(i -> balances[i] = Double.NaN);
-                    call.forEach(i -> unusable(names.get(i), reply.getError()));
-                    continue;
-                }
-                List<TokenBucketScript.Result> results = TokenBucketScript.parseAll(replyOf(reply), call.size());
-                for (int j = 0; j < call.size(); j++) {
-                    // A key of the wrong type spoils only its own bucket: NaN, and the mirror stays local.
-                    TokenBucketScript.Result result = results.get(j);
-                    balances[call.get(j)] = result == null ? Double.NaN : result.tokensLeft();
-                    if (result == null) {
-                        unusable(names.get(call.get(j)), "WRONGTYPE");
-                    }
-                }
-            }
-            return List.of(balances);
-        } catch (RedisException | IllegalStateException e) {
-            throw unavailable(e);
-        }
-    }
-
-    /** One script call of a pipeline. */
-    private record Call(RedisScript script, byte[][] keys, byte[][] args) {
-    }
-
-    /** The token-bucket script's call for each group of charges. */
-    private static List<Call> bucketCalls(List<Charge> charges, List<byte[]> names, List<List<Integer>> calls,
-                                          TokenBucketScript.Mode mode) {
-        List<Call> built = new ArrayList<>(calls.size());
-        // Most buckets share a few rules: their rate and burst are formatted once per rule.
-        java.util.Map<AdmissionRule, byte[][]> ruleArgs = new java.util.IdentityHashMap<>();
-        for (List<Integer> call : calls) {
-            byte[][] keys = new byte[call.size()][];
-            byte[][] args = new byte[4 * call.size()][];
-            for (int j = 0; j < call.size(); j++) {
-                Charge charge = charges.get(call.get(j));
-                keys[j] = names.get(call.get(j));
-                TokenBucketScript.putArgs(args, j, ruleArgs.computeIfAbsent(charge.rule(), TokenBucketScript::ruleArgs),
-                        charge.consumed(), mode);
-            }
-            built.add(new Call(TOKEN_BUCKET, keys, args));
-        }
-        return built;
-    }
-
-    private static final RedisScript TOKEN_BUCKET = new RedisScript(TokenBucketScript.SOURCE, TokenBucketScript.SHA);
-
-    /**
-     * Sends {@code calls} in one pipeline and waits for every reply; the calls Redis answers NOSCRIPT (after a
-     * restart or {@code SCRIPT FLUSH}) are sent once more, the first of each script as an EVAL that loads it: a call
-     * that did run is never sent twice. A timeout leaves the outcome unknown. Read each reply with {@link #replyOf}.
-     */
-    private List<RedisFuture<List<Object>>> pipelined(StatefulRedisConnection<byte[], byte[]> c, List<Call> calls)
-            throws RedisUnavailableException {
-        List<RedisFuture<List<Object>>> replies = send(c, calls, false);
-        await(replies);
-        List<Call> noScript = new ArrayList<>();
-        List<Integer> noScriptAt = new ArrayList<>();
-        for (int k = 0; k < replies.size(); k++) {
-            if (isNoScript(replies.get(k))) {
-                noScript.add(calls.get(k));
-                noScriptAt.add(k);
-            }
-        }
-        if (!noScript.isEmpty()) {
-            List<RedisFuture<List<Object>>> retries = send(c, noScript, true);
-            await(retries);
-            for (int k = 0; k < noScript.size(); k++) {
-                replies.set(noScriptAt.get(k), retries.get(k));
-            }
-        }
-        return replies;
-    }
-
-    /** Pipelines the calls; with the source, the first call of each script is an EVAL that loads it. */
-    private static List<RedisFuture<List<Object>>> send(StatefulRedisConnection<byte[], byte[]> c, List<Call> calls,
-                                                        boolean withSource) {
-        List<RedisFuture<List<Object>>> replies = new ArrayList<>(calls.size());
-        java.util.Set<String> loaded = new java.util.HashSet<>();
-        for (Call call : calls) {
-            // Redis runs a pipeline in order: once the EVAL has loaded the script, EVALSHA finds it.
-            replies.add(withSource && loaded.add(call.script().sha())
-                    ? c.async().eval(call.script().source(), ScriptOutputType.MULTI, call.keys(), call.args())
-                    : c.async().evalsha(call.script().sha(), ScriptOutputType.MULTI, call.keys(), call.args()));
-        }
-        c.flushCommands();
-        return replies;
     }
 
     /**
@@ -539,72 +347,24 @@ public final class RedisTokenBuckets implements AutoCloseable {
     }
 
     /**
-     * Waits until every reply is in, failed ones included (unlike {@link LettuceFutures#awaitAll}, which throws
-     * at the first failed one and so hides whether the others ran), at most the timeout in all.
-     */
-    private void await(List<RedisFuture<List<Object>>> replies) throws RedisUnavailableException {
-        long deadline = System.nanoTime() + redis.timeout().toNanos();
-        for (RedisFuture<List<Object>> reply : replies) {
-            try {
-                reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                // examined by the caller
-            } catch (java.util.concurrent.TimeoutException e) {
-                throw new RedisUnavailableException("Redis " + redis.description() + ": no answer within "
-                        + redis.timeout(), null);
-            } catch (InterruptedException e) {
-                throw interrupted(e);
-            }
-        }
-    }
-
-    /** The reply of a call {@link #pipelined} waited for; a failed one as the exception the caller gets. */
-    private List<Object> replyOf(RedisFuture<List<Object>> reply) throws RedisUnavailableException {
-        try {
-            return reply.get();
-        } catch (InterruptedException e) {
-            throw interrupted(e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new RedisUnavailableException("Redis " + redis.description() + ": " + e.getCause().getMessage(),
-                    e.getCause());
-        }
-    }
-
-    private RedisUnavailableException interrupted(InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return new RedisUnavailableException("interrupted while charging Redis " + redis.description(), e);
-    }
-
-    private static boolean isNoScript(RedisFuture<List<Object>> reply) {
-        if (!reply.isDone()) {
-            return false;
-        }
-        try {
-            reply.get();
-            return false;
-        } catch (java.util.concurrent.ExecutionException e) {
-            return e.getCause() instanceof RedisNoScriptException
-                    || (e.getCause() != null && String.valueOf(e.getCause().getMessage()).startsWith("NOSCRIPT"));
-        } catch (InterruptedException | java.util.concurrent.CancellationException e) {
-            return false;
-        }
-    }
-
-    /**
-     * Opens both connections and makes each one's first script call (with no bucket: it changes nothing), at
-     * start, where a slow answer costs nothing: the first calls of a JVM load and compile the client's code paths,
-     * and made by the batched mode's first sync they could outlast the timeout, counting a healthy Redis as down.
-     * Failures are ignored: the calls that follow will tell.
+     * Opens both connections and makes each one's first script calls (with no key: they change nothing), at start,
+     * where a slow answer costs nothing: the first calls of a JVM load and compile the client's code paths, and made
+     * by the batched mode's first sync they could outlast the timeout, counting a healthy Redis as down. Every
+     * algorithm's script is loaded, so that its first decision finds it. Failures are ignored: the calls that follow
+     * will tell.
      */
     public void warmUp() {
         try {
-            calls().sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI, new byte[0][]);
-            // The window scripts too (with no key they change nothing): their first decision then finds them loaded.
-            for (LimitScript script : List.of(LimitScript.FIXED_WINDOW, LimitScript.SLIDING_WINDOW)) {
-                calls().sync().eval(script.script().source(), ScriptOutputType.MULTI, new byte[0][]);
+            List<RedisScriptRunner.Call> none = new ArrayList<>();
+            for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.all()) {
+                RedisScriptRunner.evaluate(calls(), algorithm.script(), new byte[0][], new byte[0][]);
+                none.add(new RedisScriptRunner.Call(algorithm.script(), new byte[0][], new byte[0][]));
             }
-            // The sync's own path (grouping, pipelining, parsing), with one call for no bucket.
-            chargeCalls(pipeline(), List.of(), List.of(), List.of(List.of()), TokenBucketScript.Mode.CHARGE);
+            // The sync's own path (pipelining, waiting, reading), with calls for no key.
+            for (RedisFuture<List<Object>> reply : RedisScriptRunner.pipelined(pipeline(), none, redis.timeout(),
+                    redis.description())) {
+                RedisScriptRunner.replyOf(reply, redis.description());
+            }
             isCluster();
         } catch (RedisException | IllegalStateException | RedisUnavailableException e) {
             // not an outage: a warm-up only

@@ -1,18 +1,17 @@
 package dev.shaper.internals.admission;
 
 /**
- * One admission key's state under each limit of its policy, as a limits script reports it after a call ({@link
+ * One admission key's state under each limit of its policy, as a script reports it after a call ({@link
  * LimitScript}), or as an in-process state describes itself to seed another ({@link LimitStates#snapshot}).
  *
- * @param allowed     whether the call admitted the cost (take), or always true (charge, cap)
- * @param left        per limit, what is left: a token bucket's tokens, a window's amount less its (weighted) count
- * @param waitMicros  per limit, whole microseconds until the cost fits in that limit (0 if it does)
- * @param current     per limit, the current window's count; null for token buckets
- * @param previous    per limit, the previous window's count (0 for a fixed window); null for token buckets
- * @param untilMicros per limit, microseconds until the current window ends; null for token buckets
+ * @param algorithm  the algorithm whose state it is: another algorithm's state cannot be taken in
+ * @param allowed    whether the call admitted the cost (take), or always true (charge, cap)
+ * @param left       per limit, what is left: a token bucket's tokens, a window's amount less its (weighted) count
+ * @param waitMicros per limit, whole microseconds until the cost fits in that limit (0 if it does)
+ * @param detail     per limit, the algorithm's own values beyond these (see {@link LimitState#detail})
  */
-record SharedState(boolean allowed, double[] left, long[] waitMicros, double[] current, double[] previous,
-                   long[] untilMicros) {
+record SharedState(AdmissionAlgorithm algorithm, boolean allowed, double[] left, long[] waitMicros,
+                   double[][] detail) {
 
     /** The decision this state means for the call that produced it. */
     AdmissionDecision toDecision() {

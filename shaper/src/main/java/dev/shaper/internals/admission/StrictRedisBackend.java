@@ -3,9 +3,9 @@ package dev.shaper.internals.admission;
 import dev.shaper.internals.redis.RedisUnavailableException;
 
 /**
- * The strict mode: each decision is one call to the key's shared state in Redis, exact and shared with any service
- * that runs the same script: one token bucket, or for any other policy one script call for all of the key's limits.
- * Each answer also sets where the key's local state starts if Redis fails.
+ * The strict mode: each decision is one script call to the key's shared state in Redis, for all of its limits,
+ * exact and shared with any service that runs the same script. Each answer also sets where the key's local state
+ * starts if Redis fails.
  */
 final class StrictRedisBackend implements RedisBackend {
 
@@ -15,15 +15,6 @@ final class StrictRedisBackend implements RedisBackend {
     StrictRedisBackend(RedisTokenBuckets redis, LocalBackend local) {
         this.redis = redis;
         this.local = local;
-    }
-
-    @Override
-    public AdmissionDecision admit(byte[] admissionKey, AdmissionRule rule, long cost, KeyAdmission perKey,
-                                   long nowNanos) throws RedisUnavailableException, BucketUnusableException {
-        AdmissionDecision decision = redis.take(admissionKey, rule, cost);
-        // The balance last known from Redis: where this key's local bucket starts if Redis fails.
-        local.seed(admissionKey, rule, local.share(rule, cost), decision.tokensLeft() / local.instances(), nowNanos);
-        return decision;
     }
 
     @Override
@@ -37,7 +28,6 @@ final class StrictRedisBackend implements RedisBackend {
 
     @Override
     public void handBack(long nowNanos) throws RedisUnavailableException {
-        HandBack.capSharedBuckets(redis, local, HandBack.NO_MIRRORS, nowNanos);
-        HandBack.capSharedLimits(redis, local, HandBack.NO_LIMIT_MIRRORS, nowNanos);
+        HandBack.capShared(redis, local, HandBack.NO_MIRRORS, nowNanos);
     }
 }

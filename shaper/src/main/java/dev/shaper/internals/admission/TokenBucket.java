@@ -1,13 +1,11 @@
 package dev.shaper.internals.admission;
 
 /**
- * An in-process token bucket. Times are nanoseconds from the caller's clock, so tests advance time instead
- * of sleeping. Not thread-safe; {@link LocalTokenBuckets} guards it.
- *
- * <p>The balance may go negative when {@link #charge} records consumption that was admitted elsewhere
- * (the batched mode); refusals then last until the debt is refilled.
+ * An in-process token bucket: {@code burst} tokens refilled at the limit's rate per second. The balance may go
+ * negative when {@link #charge} records consumption that was admitted elsewhere (the batched mode); refusals then
+ * last until the debt is refilled.
  */
-final class TokenBucket {
+final class TokenBucket implements LimitState {
 
     private double tokens;
     private long refilledAtNanos;
@@ -17,45 +15,38 @@ final class TokenBucket {
         this.refilledAtNanos = nowNanos;
     }
 
-    /** Takes {@code cost} tokens if there are enough. */
-    AdmissionDecision tryTake(AdmissionRule rule, double cost, long nowNanos) {
-        refill(rule, nowNanos);
-        if (tokens >= cost) {
-            tokens -= cost;
-            return AdmissionDecision.allowed(tokens);
-        }
-        return AdmissionDecision.refused(tokens, (cost - tokens) / rule.ratePerSecond());
-    }
-
-    /** Takes {@code cost} tokens whatever the balance. */
-    void charge(AdmissionRule rule, double cost, long nowNanos) {
-        refill(rule, nowNanos);
-        tokens -= cost;
-    }
-
-    /** Replaces the balance, e.g. with the shared one read from Redis. */
-    void reset(double tokens, long nowNanos) {
-        this.tokens = tokens;
-        this.refilledAtNanos = nowNanos;
-    }
-
-    double tokens(AdmissionRule rule, long nowNanos) {
-        refill(rule, nowNanos);
+    @Override
+    public double left(AdmissionLimit limit, long nowNanos) {
+        refill(limit, nowNanos);
         return tokens;
     }
 
-    /** True when the bucket is full, i.e. forgetting it changes nothing. */
-    boolean isFull(AdmissionRule rule, long nowNanos) {
-        return tokens(rule, nowNanos) >= rule.burst();
+    @Override
+    public void charge(AdmissionLimit limit, double cost, long nowNanos) {
+        refill(limit, nowNanos);
+        tokens -= cost;
     }
 
-    private void refill(AdmissionRule rule, long nowNanos) {
+    /** Full: forgetting it changes nothing. */
+    @Override
+    public boolean isUnused(AdmissionLimit limit, long nowNanos) {
+        return left(limit, nowNanos) >= limit.burst();
+    }
+
+    @Override
+    public void adopt(AdmissionLimit limit, double left, double[] detail, double divisor, double pendingHere,
+                      long nowNanos) {
+        tokens = left / divisor - pendingHere;
+        refilledAtNanos = nowNanos;
+    }
+
+    private void refill(AdmissionLimit limit, long nowNanos) {
         long elapsed = nowNanos - refilledAtNanos;
         if (elapsed > 0) {
-            tokens = Math.min(rule.burst(), tokens + elapsed / 1e9 * rule.ratePerSecond());
+            tokens = Math.min(limit.burst(), tokens + elapsed / 1e9 * limit.ratePerSecond());
             refilledAtNanos = nowNanos;
-        } else if (tokens > rule.burst()) {
-            tokens = rule.burst();
+        } else if (tokens > limit.burst()) {
+            tokens = limit.burst();
         }
     }
 }

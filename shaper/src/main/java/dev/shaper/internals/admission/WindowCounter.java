@@ -12,19 +12,66 @@ package dev.shaper.internals.admission;
  * {@code current + previous x (the part of the previous window the sliding window still covers)}, which assumes the
  * previous window's traffic was spread evenly over it (see docs/admission.md for the bound).
  */
-final class WindowCounter {
-
-    /** A wait that never ends: a cost above the window's amount. */
-    static final long NEVER = Long.MAX_VALUE;
+final class WindowCounter implements LimitState {
 
     final long periodNanos;
+    /** Whether the previous window weighs in (the sliding window) or not (the fixed window). */
+    final boolean sliding;
     private long endNanos;
     private double current;
     private double previous;
 
-    WindowCounter(long periodNanos, long nowNanos) {
+    WindowCounter(long periodNanos, boolean sliding, long nowNanos) {
         this.periodNanos = periodNanos;
+        this.sliding = sliding;
         this.endNanos = Math.floorDiv(nowNanos, periodNanos) * periodNanos + periodNanos;
+    }
+
+    /** The same counts read by the other window algorithm: both count in the same windows, in Redis too. */
+    WindowCounter readAs(boolean asSliding) {
+        WindowCounter other = new WindowCounter(periodNanos, asSliding, endNanos - periodNanos);
+        other.endNanos = endNanos;
+        other.current = current;
+        other.previous = previous;
+        return other;
+    }
+
+    @Override
+    public double left(AdmissionLimit limit, long nowNanos) {
+        return limit.amount() - used(nowNanos);
+    }
+
+    @Override
+    public long waitNanos(AdmissionLimit limit, double cost, long nowNanos) {
+        return waitNanos(limit.amount(), cost, nowNanos);
+    }
+
+    @Override
+    public void charge(AdmissionLimit limit, double cost, long nowNanos) {
+        add(cost, nowNanos);
+    }
+
+    @Override
+    public boolean isUnused(AdmissionLimit limit, long nowNanos) {
+        return isUnused(nowNanos);
+    }
+
+    /**
+     * {@code detail} as the window scripts reply: the current window's count, for the sliding window the previous
+     * one's, and the microseconds until the current window ends.
+     */
+    @Override
+    public void adopt(AdmissionLimit limit, double left, double[] detail, double divisor, double pendingHere,
+                      long nowNanos) {
+        adopt(detail[0] / divisor + pendingHere, sliding ? detail[1] / divisor : 0,
+                (long) detail[detail.length - 1] * 1000, nowNanos);
+    }
+
+    @Override
+    public double[] detail(long nowNanos) {
+        long until = untilEnd(nowNanos) / 1000;
+        return sliding ? new double[] {current(nowNanos), previous(nowNanos), until}
+                : new double[] {current(nowNanos), until};
     }
 
     /** Moves on to the window that holds {@code nowNanos}: the current count becomes the previous, or both go. */
@@ -40,7 +87,7 @@ final class WindowCounter {
     }
 
     /** The count compared with the amount: the current window's, plus for a sliding one the weighted previous. */
-    double used(boolean sliding, long nowNanos) {
+    private double used(long nowNanos) {
         roll(nowNanos);
         return sliding && previous > 0 ? current + previous * weight(nowNanos) : current;
     }
@@ -54,8 +101,8 @@ final class WindowCounter {
      * How long until {@code cost} fits under {@code max}, if nothing more is admitted meanwhile: 0 if it fits now,
      * {@link #NEVER} if it never will ({@code cost > max}).
      */
-    long waitNanos(boolean sliding, double max, double cost, long nowNanos) {
-        double used = used(sliding, nowNanos);
+    private long waitNanos(double max, double cost, long nowNanos) {
+        double used = used(nowNanos);
         if (used + cost <= max) {
             return 0;
         }
@@ -82,7 +129,7 @@ final class WindowCounter {
     }
 
     /** True when the counts say nothing: forgetting the counter changes no decision. */
-    boolean isUnused(boolean sliding, long nowNanos) {
+    private boolean isUnused(long nowNanos) {
         roll(nowNanos);
         return current <= 0 && (!sliding || previous <= 0);
     }

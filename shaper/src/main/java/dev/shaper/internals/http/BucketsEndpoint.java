@@ -234,7 +234,7 @@ final class BucketsEndpoint {
                 Map<String, Object> one = new LinkedHashMap<>();
                 one.put("rate", limit.amount());
                 one.put("per", AdmissionLimit.formatPeriod(limit.periodMillis()));
-                one.put("burst", admission.algorithm().isWindow() ? null : limit.burst());
+                one.put("burst", admission.algorithm().hasBurst() ? limit.burst() : null);
                 limits.add(one);
             }
         }

@@ -1,12 +1,12 @@
 package dev.shaper.internals.processor;
 
 import dev.shaper.RejectReason;
+import dev.shaper.internals.admission.AdmissionAlgorithm;
 import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionDecision;
 import dev.shaper.internals.admission.AdmissionLimit;
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionPolicy;
-import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.rules.RuleBook;
 import dev.shaper.internals.store.KeyEntry;
 import java.nio.charset.StandardCharsets;
@@ -89,11 +89,13 @@ final class AdmissionStep {
     }
 
     private Refusal decide(byte[] admissionKey, AdmissionPolicy policy, long cost, KeyEntry entry) {
-        AdmissionRule rule = policy.singleBucket();
+        // One token bucket is worded as before the rules could list several limits.
+        AdmissionLimit bucket = policy.size() == 1 && policy.algorithm() == AdmissionAlgorithm.TOKEN_BUCKET
+                ? policy.limit(0) : null;
         if (cost > policy.capacity()) {
-            return new Refusal(RejectReason.INVALID_COST, rule != null
-                    ? "cost " + cost + " exceeds the admission burst " + rule.burst() + " of this admission key, so no"
-                    + " wait could admit it"
+            return new Refusal(RejectReason.INVALID_COST, bucket != null
+                    ? "cost " + cost + " exceeds the admission burst " + bucket.burst() + " of this admission key, so"
+                    + " no wait could admit it"
                     : "cost " + cost + " exceeds what the admission limits of this admission key (" + policy.describe()
                     + ") can ever admit at once, " + AdmissionLimit.number(policy.capacity()) + ", so no wait could"
                     + " admit it");
@@ -103,10 +105,10 @@ final class AdmissionStep {
         if (decision.allowed()) {
             return null;
         }
-        if (rule != null) {
+        if (bucket != null) {
             return new Refusal(RejectReason.RATE_LIMITED, decision.retryAfterMs(), String.format(Locale.ROOT,
                     "admission bucket (%s tokens/s, burst %s) holds %.2f tokens, the record costs %d",
-                    rule.ratePerSecond(), rule.burst(), decision.tokensLeft(), cost));
+                    bucket.ratePerSecond(), bucket.burst(), decision.tokensLeft(), cost));
         }
         return new Refusal(RejectReason.RATE_LIMITED, decision.retryAfterMs(), String.format(Locale.ROOT,
                 "admission limit %d of %d, %s %s, has %.2f left, the record costs %d", decision.limit() + 1,

@@ -1,15 +1,26 @@
 package dev.shaper.internals.redis;
 
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * Runs Lua scripts on a Redis connection of its own, opened at the first call: EVALSHA, and EVAL (which loads the
- * script again) when Redis answers NOSCRIPT after a restart or {@code SCRIPT FLUSH}. Any failure, or a reply the
- * caller cannot read, surfaces as {@link RedisUnavailableException} within the client's timeout.
+ * Runs Lua scripts: EVALSHA, and EVAL (which loads the script again) when Redis answers NOSCRIPT after a restart or
+ * {@code SCRIPT FLUSH}. The one place the shaper runs a script: one call at a time on a connection of this runner's
+ * own ({@link #run}), or on a caller's connection, one call ({@link #evaluate}) or a pipeline of many ({@link
+ * #pipelined}). Any failure, or a reply the caller cannot read, surfaces as {@link RedisUnavailableException} within
+ * the client's timeout.
  */
 public final class RedisScriptRunner implements AutoCloseable {
 
@@ -17,6 +28,10 @@ public final class RedisScriptRunner implements AutoCloseable {
     @FunctionalInterface
     public interface Reply<T> {
         T parse(List<Object> reply);
+    }
+
+    /** One script call of a pipeline. */
+    public record Call(RedisScript script, byte[][] keys, byte[][] args) {
     }
 
     private final RedisClients.Client redis;
@@ -31,16 +46,121 @@ public final class RedisScriptRunner implements AutoCloseable {
     public <T> T run(RedisScript script, String[] keys, String[] args, Reply<T> reply)
             throws RedisUnavailableException {
         try {
-            StatefulRedisConnection<String, String> c = connection();
-            List<Object> answer;
-            try {
-                answer = c.sync().evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
-            } catch (RedisNoScriptException e) {
-                answer = c.sync().eval(script.source(), ScriptOutputType.MULTI, keys, args);
-            }
-            return reply.parse(answer);
+            return reply.parse(evaluate(connection(), script, keys, args));
         } catch (RedisException | IllegalStateException | IllegalArgumentException | ClassCastException e) {
             throw new RedisUnavailableException("Redis " + redis.description() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Runs {@code script} once on {@code c}, loading it again if Redis answers NOSCRIPT; Redis's and Lettuce's
+     * exceptions pass through, for the caller to tell a failed Redis from a key it cannot use.
+     */
+    public static <K, V> List<Object> evaluate(StatefulRedisConnection<K, V> c, RedisScript script, K[] keys,
+                                               V[] args) {
+        try {
+            return c.sync().evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
+        } catch (RedisNoScriptException e) {
+            return c.sync().eval(script.source(), ScriptOutputType.MULTI, keys, args);
+        }
+    }
+
+    /**
+     * Sends {@code calls} in one pipeline on {@code c} (whose auto-flush is off) and waits, at most {@code timeout} in
+     * all, for every reply, failed ones included; the calls Redis answers NOSCRIPT are sent once more, the first of
+     * each script as an EVAL that loads it: a call that did run is never sent twice. A timeout leaves the outcome
+     * unknown. Read each reply with {@link #replyOf}.
+     *
+     * @param description where the calls go, without credentials, for the exception's message
+     */
+    public static List<RedisFuture<List<Object>>> pipelined(StatefulRedisConnection<byte[], byte[]> c,
+                                                            List<Call> calls, Duration timeout, String description)
+            throws RedisUnavailableException {
+        List<RedisFuture<List<Object>>> replies = send(c, calls, false);
+        await(replies, timeout, description);
+        List<Call> noScript = new ArrayList<>();
+        List<Integer> noScriptAt = new ArrayList<>();
+        for (int k = 0; k < replies.size(); k++) {
+            if (isNoScript(replies.get(k))) {
+                noScript.add(calls.get(k));
+                noScriptAt.add(k);
+            }
+        }
+        if (!noScript.isEmpty()) {
+            List<RedisFuture<List<Object>>> retries = send(c, noScript, true);
+            await(retries, timeout, description);
+            for (int k = 0; k < noScript.size(); k++) {
+                replies.set(noScriptAt.get(k), retries.get(k));
+            }
+        }
+        return replies;
+    }
+
+    /** Pipelines the calls; with the source, the first call of each script is an EVAL that loads it. */
+    private static List<RedisFuture<List<Object>>> send(StatefulRedisConnection<byte[], byte[]> c, List<Call> calls,
+                                                        boolean withSource) {
+        List<RedisFuture<List<Object>>> replies = new ArrayList<>(calls.size());
+        Set<String> loaded = new HashSet<>();
+        for (Call call : calls) {
+            // Redis runs a pipeline in order: once the EVAL has loaded the script, EVALSHA finds it.
+            replies.add(withSource && loaded.add(call.script().sha())
+                    ? c.async().eval(call.script().source(), ScriptOutputType.MULTI, call.keys(), call.args())
+                    : c.async().evalsha(call.script().sha(), ScriptOutputType.MULTI, call.keys(), call.args()));
+        }
+        c.flushCommands();
+        return replies;
+    }
+
+    /**
+     * Waits until every reply is in, failed ones included (unlike Lettuce's {@code awaitAll}, which throws at the
+     * first failed one and so hides whether the others ran), at most {@code timeout} in all.
+     */
+    private static void await(List<RedisFuture<List<Object>>> replies, Duration timeout, String description)
+            throws RedisUnavailableException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (RedisFuture<List<Object>> reply : replies) {
+            try {
+                reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                // examined by the caller
+            } catch (TimeoutException e) {
+                throw new RedisUnavailableException("Redis " + description + ": no answer within " + timeout, null);
+            } catch (InterruptedException e) {
+                throw interrupted(e, description);
+            }
+        }
+    }
+
+    /** The reply of a call {@link #pipelined} waited for; a failed one as the exception the caller gets. */
+    public static List<Object> replyOf(RedisFuture<List<Object>> reply, String description)
+            throws RedisUnavailableException {
+        try {
+            return reply.get();
+        } catch (InterruptedException e) {
+            throw interrupted(e, description);
+        } catch (ExecutionException e) {
+            throw new RedisUnavailableException("Redis " + description + ": " + e.getCause().getMessage(),
+                    e.getCause());
+        }
+    }
+
+    private static RedisUnavailableException interrupted(InterruptedException e, String description) {
+        Thread.currentThread().interrupt();
+        return new RedisUnavailableException("interrupted while calling Redis " + description, e);
+    }
+
+    private static boolean isNoScript(RedisFuture<List<Object>> reply) {
+        if (!reply.isDone()) {
+            return false;
+        }
+        try {
+            reply.get();
+            return false;
+        } catch (ExecutionException e) {
+            return e.getCause() instanceof RedisNoScriptException
+                    || (e.getCause() != null && String.valueOf(e.getCause().getMessage()).startsWith("NOSCRIPT"));
+        } catch (InterruptedException | CancellationException e) {
+            return false;
         }
     }
 

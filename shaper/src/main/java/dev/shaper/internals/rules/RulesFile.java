@@ -361,7 +361,7 @@ public final class RulesFile {
             throw new RulesFileException(where + ": admission.rate is " + rate
                     + "; expected a number of tokens per second > 0");
         }
-        if (algorithm.isWindow()) {
+        if (!algorithm.hasBurst()) {
             if (spec.admissionBurst() != null) {
                 throw new RulesFileException(where + ": admission.burst is set, but a " + algorithm + " limit has no"
                         + " burst: it admits at most admission.rate per window of a second");
@@ -411,7 +411,7 @@ public final class RulesFile {
             if (period == 0) {
                 throw new RulesFileException(field + ".per is " + spec.per() + "; expected from 1ms to 365d");
             }
-            if (algorithm.isWindow()) {
+            if (!algorithm.hasBurst()) {
                 if (spec.burst() != null) {
                     throw new RulesFileException(field + ".burst is set, but a " + algorithm + " limit has no burst:"
                             + " it admits at most rate units per window of length per");

@@ -1,5 +1,6 @@
 package dev.shaper.internals.admission;
 
+import static dev.shaper.internals.admission.AdmissionAlgorithms.oneBucket;
 import dev.shaper.internals.redis.RedisClients;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -105,7 +106,7 @@ class AdmissionControllerIT {
         startRedis();
         // Given: something else wrote a plain string where the bucket of "bad" would live
         server.call("SET", "shaper:tb:{bad}", "not a bucket");
-        AdmissionRule rule = new AdmissionRule(SLOW, 2);
+        AdmissionPolicy rule = oneBucket(SLOW, 2);
         for (AdmissionMode mode : AdmissionMode.values()) {
             AdmissionController controller = controller(mode, TIMEOUT);
             // When: records of "bad" and of a healthy key arrive
@@ -140,7 +141,7 @@ class AdmissionControllerIT {
                 roundTrips.incrementAndGet();
             }
         });
-        AdmissionRule rule = new AdmissionRule(SLOW, 2);
+        AdmissionPolicy rule = oneBucket(SLOW, 2);
         int keys = 5_000;
         // When: each key spends a token, and a sync runs
         for (int i = 0; i < keys; i++) {
@@ -163,7 +164,7 @@ class AdmissionControllerIT {
     }
 
     /** Admits {@code times} unit-cost records and returns how many were allowed. */
-    private static int admitted(AdmissionController controller, String key, AdmissionRule rule, int times) {
+    private static int admitted(AdmissionController controller, String key, AdmissionPolicy rule, int times) {
         int allowed = 0;
         for (int i = 0; i < times; i++) {
             if (controller.admit(key(key), rule, 1).allowed()) {
@@ -174,12 +175,12 @@ class AdmissionControllerIT {
     }
 
     /** A mirror's or local bucket's balance: a cost-0 admission takes nothing. */
-    private static double tokens(AdmissionController controller, String key, AdmissionRule rule) {
+    private static double tokens(AdmissionController controller, String key, AdmissionPolicy rule) {
         return controller.admit(key(key), rule, 0).tokensLeft();
     }
 
     /** The shared balance in Redis, read as any other client would (a charge of 0 changes nothing). */
-    private double shared(String key, AdmissionRule rule) {
+    private double shared(String key, AdmissionPolicy rule) {
         return runScript(key, rule, 0, "charge");
     }
 
@@ -193,11 +194,12 @@ class AdmissionControllerIT {
     }
 
     /** Runs the script on the shared bucket of {@code key} directly, as another service would. */
-    private double runScript(String key, AdmissionRule rule, double cost, String mode) {
-        List<Object> reply = direct().sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
-                new String[] {"shaper:tb:{" + key + "}"}, Double.toString(rule.ratePerSecond()),
-                Double.toString(rule.burst()), Double.toString(cost), mode);
-        return TokenBucketScript.parse(reply).tokensLeft();
+    private double runScript(String key, AdmissionPolicy rule, double cost, String mode) {
+        List<Object> reply = direct().sync().eval(AdmissionAlgorithm.TOKEN_BUCKET.script().source(),
+                ScriptOutputType.MULTI,
+                new String[] {"shaper:tb:{" + key + "}"}, Double.toString(rule.limit(0).ratePerSecond()),
+                Double.toString(rule.limit(0).burst()), Double.toString(cost), mode);
+        return LimitScript.parse(AdmissionAlgorithm.TOKEN_BUCKET, reply, 1).left()[0];
     }
 
     /**
@@ -235,7 +237,7 @@ class AdmissionControllerIT {
         AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT);
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
 
-        AdmissionRule burstOnly = new AdmissionRule(SLOW, 20);
+        AdmissionPolicy burstOnly = oneBucket(SLOW, 20);
         assertThat(admitted(controller, "burst", burstOnly, 30)).isEqualTo(20);
         AdmissionDecision refused = controller.admit(key("burst"), burstOnly, 1);
         assertThat(refused.allowed()).isFalse();
@@ -245,7 +247,7 @@ class AdmissionControllerIT {
         // 5 ms into the past): each token is taken soon after it refills, so the count is the burst plus the
         // refill over the time between the first and the last call (the steps, and Redis's clock meanwhile),
         // which lies between the bounds measured here. One token of slack for a late last poll.
-        AdmissionRule rule = new AdmissionRule(20, 5);
+        AdmissionPolicy rule = oneBucket(20, 5);
         Duration step = Duration.ofMillis(5);
         int steps = 120;
         long beforeFirst = System.nanoTime();
@@ -271,7 +273,7 @@ class AdmissionControllerIT {
     void whenRedisDiesAdmissionSwitchesToLocalSharesOnceAndBackWhenItReturns() throws Exception {
         startRedis();
         AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT, 2);
-        AdmissionRule rule = new AdmissionRule(10, 10);
+        AdmissionPolicy rule = oneBucket(10, 10);
         assertThat(admitted(controller, "k", rule, 3)).isEqualTo(3);
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
 
@@ -337,7 +339,7 @@ class AdmissionControllerIT {
         Duration timeout = Duration.ofMillis(100);
         Duration pause = Duration.ofSeconds(2);
         AdmissionController controller = controller(AdmissionMode.STRICT, timeout);
-        AdmissionRule rule = new AdmissionRule(10, 10);
+        AdmissionPolicy rule = oneBucket(10, 10);
         assertThat(admitted(controller, "k", rule, 2)).isEqualTo(2);
 
         long pausedAt = System.nanoTime();
@@ -374,7 +376,7 @@ class AdmissionControllerIT {
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
         assertThat(controller.switchesToLocal()).isEqualTo(1);
         assertThat(admissionLog(Level.WARN, "does not answer")).hasSize(1);
-        AdmissionRule rule = new AdmissionRule(SLOW, 4);
+        AdmissionPolicy rule = oneBucket(SLOW, 4);
         assertThat(admitted(controller, "k", rule, 10)).isEqualTo(4);
 
         server.restart();
@@ -406,7 +408,7 @@ class AdmissionControllerIT {
     void strictSwitchesCarryEachKeysBalanceOverInsteadOfGrantingAFreshBurst() throws Exception {
         startRedis();
         AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT, 2);
-        AdmissionRule rule = new AdmissionRule(SLOW, 10);
+        AdmissionPolicy rule = oneBucket(SLOW, 10);
         // Given: "k" spent 6 of its 10 tokens in Redis
         assertThat(admitted(controller, "k", rule, 6)).isEqualTo(6);
 
@@ -426,7 +428,7 @@ class AdmissionControllerIT {
     void batchedSwitchesCarryEachKeysBalanceOverInsteadOfGrantingAFreshBurst() throws Exception {
         startRedis();
         AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT, 2);
-        AdmissionRule rule = new AdmissionRule(SLOW, 10);
+        AdmissionPolicy rule = oneBucket(SLOW, 10);
         // Given: "k" spent 6 of its 10 tokens, charged to Redis
         assertThat(admitted(controller, "k", rule, 6)).isEqualTo(6);
         scheduler.advance(SYNC);
@@ -453,7 +455,7 @@ class AdmissionControllerIT {
     void batchedMirrorsTakeInWhatOthersConsumed() throws Exception {
         startRedis();
         AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
-        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+        AdmissionPolicy rule = oneBucket(SLOW, 100);
 
         // Another service takes 30 tokens from the shared bucket with the same script; this instance's
         // fresh mirror does not know yet and admits 10, then its sync charges them and adopts the balance.
@@ -475,13 +477,13 @@ class AdmissionControllerIT {
     void aKeysAdmissionStateKeepsItsMirrorAndOneTheSyncForgotIsReplacedWithoutLosingACharge() throws Exception {
         startRedis();
         AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
-        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+        AdmissionPolicy rule = oneBucket(SLOW, 100);
         KeyAdmission perKey = new KeyAdmission();
 
         for (int i = 0; i < 10; i++) {
             assertThat(controller.admit(key("k"), rule, 1, perKey).allowed()).isTrue();
         }
-        Mirror mirror = perKey.mirror;
+        LimitsMirror mirror = perKey.mirror;
         assertThat(mirror).as("the key's mirror, kept for its next records").isNotNull();
         assertThat(controller.admit(key("k"), rule, 0, perKey).tokensLeft()).isCloseTo(90, within(0.01));
         assertThat(perKey.mirror).isSameAs(mirror);
@@ -511,7 +513,7 @@ class AdmissionControllerIT {
         startRedis();
         AdmissionController a = controller(AdmissionMode.BATCHED, TIMEOUT);
         AdmissionController b = controller(AdmissionMode.BATCHED, TIMEOUT);
-        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+        AdmissionPolicy rule = oneBucket(SLOW, 100);
 
         // Both sync on the test's scheduler, A first.
         assertThat(admitted(a, "k", rule, 30)).isEqualTo(30);
@@ -538,7 +540,7 @@ class AdmissionControllerIT {
         assertThat(byB).isEqualTo(50);
         scheduler.advance(SYNC);
         assertThat(shared("k", rule)).as("Redis charged both").isCloseTo(-50, within(0.01));
-        double bound = (2 - 1) * (rule.burst() + rule.ratePerSecond() * SYNC.toMillis() / 1000.0);
+        double bound = (2 - 1) * (rule.limit(0).burst() + rule.limit(0).ratePerSecond() * SYNC.toMillis() / 1000.0);
         assertThat(byA + byB - 49).as("excess over the 49 tokens left").isLessThanOrEqualTo((int) bound);
         assertThat(Math.min(tokens(a, "k", rule), tokens(b, "k", rule))).as("the last to sync sees the debt")
                 .isLessThan(-49.99);
@@ -551,7 +553,7 @@ class AdmissionControllerIT {
     void batchedConsumptionAdmittedBeforeAnOutageIsChargedOnceAfterIt() throws Exception {
         startRedis();
         AdmissionController controller = controller(AdmissionMode.BATCHED, TIMEOUT);
-        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+        AdmissionPolicy rule = oneBucket(SLOW, 100);
         assertThat(admitted(controller, "k", rule, 5)).isEqualTo(5);
         scheduler.advance(SYNC);
         assertThat(shared("k", rule)).as("synced").isCloseTo(95, within(0.01));
@@ -580,7 +582,7 @@ class AdmissionControllerIT {
         // A sync interval far longer than the test: only close() can charge.
         AdmissionController controller = controller(server.uri(), AdmissionMode.BATCHED, TIMEOUT,
                 Duration.ofMinutes(1), 1);
-        AdmissionRule rule = new AdmissionRule(SLOW, 100);
+        AdmissionPolicy rule = oneBucket(SLOW, 100);
         assertThat(admitted(controller, "k", rule, 10)).isEqualTo(10);
         assertThat(shared("k", rule)).as("nothing charged yet").isCloseTo(100, within(0.01));
 
@@ -598,7 +600,7 @@ class AdmissionControllerIT {
         assertThat(server.uri()).contains(password);
 
         AdmissionController controller = controller(AdmissionMode.STRICT, TIMEOUT);
-        AdmissionRule rule = new AdmissionRule(SLOW, 10);
+        AdmissionPolicy rule = oneBucket(SLOW, 10);
         assertThat(controller.backend()).as("authenticated").isEqualTo(AdmissionController.Backend.REDIS);
         assertThat(admitted(controller, "k", rule, 1)).isEqualTo(1);
         server.kill();

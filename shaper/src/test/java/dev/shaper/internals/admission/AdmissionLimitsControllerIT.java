@@ -123,7 +123,7 @@ class AdmissionLimitsControllerIT {
         AdmissionController controller = controller(mode);
         awaitRoomInTheHour();
         AdmissionPolicy policy = hourAndDay(AdmissionAlgorithm.FIXED_WINDOW, 10, 8);
-        direct().sync().eval(LimitScript.FIXED_WINDOW.script().source(), ScriptOutputType.MULTI,
+        direct().sync().eval(AdmissionAlgorithm.FIXED_WINDOW.script().source(), ScriptOutputType.MULTI,
                 new String[] {"shaper:win:{k}"}, "100", String.valueOf(DAY_MS), "2", "charge");
         // When: 10 records arrive (and the batched mode syncs)
         int admitted = admitted(controller, "k", policy, 10);

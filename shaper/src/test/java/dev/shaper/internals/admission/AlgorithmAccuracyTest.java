@@ -7,12 +7,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The three algorithms side by side on the same traffic, at 100 per second (a token bucket of burst 100): what each
+ * The algorithms side by side on the same traffic, at 100 per second (a token bucket of burst 100): what each
  * admits over 200 s, and the most it admits in any interval of 1 s, 100 ms and 10 ms. The in-process implementations
  * on a simulated clock, so the figures are exact and the same on every run; the Redis scripts compute the same
  * (LimitScriptsIT, AdmissionLimitsIT). docs/admission.md, "Algorithms side by side", quotes the logged figures.
@@ -65,7 +65,7 @@ class AlgorithmAccuracyTest {
     }
 
     @ParameterizedTest
-    @EnumSource(AdmissionAlgorithm.class)
+    @MethodSource("dev.shaper.internals.admission.AdmissionAlgorithms#all")
     void eachAlgorithmHoldsTheLongRunRateAndItsOwnBoundInAnyInterval(AdmissionAlgorithm algorithm) {
         AdmissionPolicy policy = new AdmissionPolicy(algorithm, List.of(new AdmissionLimit(LIMIT, 1000, LIMIT)));
         for (Traffic traffic : traffic()) {

@@ -13,7 +13,7 @@ class ChargeCallsTest {
     private static List<byte[]> bucketNames(String... admissionKeys) {
         List<byte[]> names = new ArrayList<>();
         for (String key : admissionKeys) {
-            names.add(TokenBucketScript.bucketName(key.getBytes(StandardCharsets.UTF_8)));
+            names.add(LimitScript.keyName(AdmissionAlgorithm.TOKEN_BUCKET, key.getBytes(StandardCharsets.UTF_8)));
         }
         return names;
     }

@@ -1,5 +1,8 @@
 package dev.shaper.internals.admission;
 
+import static dev.shaper.internals.admission.AdmissionAlgorithms.current;
+import static dev.shaper.internals.admission.AdmissionAlgorithms.previous;
+import static dev.shaper.internals.admission.AdmissionAlgorithms.untilMicros;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -17,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The limits scripts against a real redis-server of their own (on a free port): several token buckets per key
@@ -85,11 +88,11 @@ class LimitScriptsIT {
     }
 
     /** Runs {@code script} directly with one key and its four arguments, as another service would. */
-    private static List<Object> run(LimitScript script, String admissionKey, String first, String second, String cost,
-                                    String mode) {
-        return redis.sync().eval(script.script().source(), ScriptOutputType.MULTI,
-                new String[] {new String(script.keyName(bytes(admissionKey)), StandardCharsets.UTF_8)}, first, second,
-                cost, mode);
+    private static List<Object> run(AdmissionAlgorithm algorithm, String admissionKey, String first, String second,
+                                    String cost, String mode) {
+        return redis.sync().eval(algorithm.script().source(), ScriptOutputType.MULTI,
+                new String[] {new String(LimitScript.keyName(algorithm, bytes(admissionKey)), StandardCharsets.UTF_8)},
+                first, second, cost, mode);
     }
 
     private static SharedState take(String key, AdmissionPolicy policy, double cost) throws Exception {
@@ -107,16 +110,16 @@ class LimitScriptsIT {
         for (int i = 1; i <= 5; i++) {
             SharedState state = take(key, policy, 1);
             assertThat(state.allowed()).as("take %d", i).isTrue();
-            assertThat(state.current()).containsExactly(i);
+            assertThat(current(state)).containsExactly(i);
             assertThat(state.left()).containsExactly(5 - i);
         }
         SharedState refused = take(key, policy, 1);
         long after = redisMicros();
         assertThat(refused.allowed()).isFalse();
-        assertThat(refused.current()).as("a refusal counts nothing").containsExactly(5);
+        assertThat(current(refused)).as("a refusal counts nothing").containsExactly(5);
         // The wait is the rest of the hour, which the reply also gives as until
         long hourEnd = (Math.floorDiv(before, HOUR_MS * 1000) + 1) * HOUR_MS * 1000;
-        assertThat(refused.waitMicros()[0]).isEqualTo(refused.untilMicros()[0]).isBetween(hourEnd - after,
+        assertThat(refused.waitMicros()[0]).isEqualTo(untilMicros(refused)[0]).isBetween(hourEnd - after,
                 hourEnd - before);
         assertThat(refused.toDecision().retryAfterMs()).isEqualTo((refused.waitMicros()[0] + 999) / 1000);
         // One string per window, named after the window, holding the count, alive for two windows
@@ -141,10 +144,10 @@ class LimitScriptsIT {
         SharedState refused = take(key, policy, 1);
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.waitMicros()[0]).as("the hour allows it").isZero();
-        assertThat(refused.waitMicros()[1]).isEqualTo(refused.untilMicros()[1]);
+        assertThat(refused.waitMicros()[1]).isEqualTo(untilMicros(refused)[1]);
         AdmissionDecision decision = refused.toDecision();
         assertThat(decision.limit()).isEqualTo(1);
-        assertThat(decision.retryAfterMs()).isEqualTo((refused.untilMicros()[1] + 999) / 1000);
+        assertThat(decision.retryAfterMs()).isEqualTo((untilMicros(refused)[1] + 999) / 1000);
         assertThat(redis.sync().get(counter(key, HOUR_MS, before))).isEqualTo("3");
         assertThat(redis.sync().get(counter(key, day, before))).isEqualTo("3");
         assertThat(redis.sync().pttl(counter(key, day, before))).isBetween(2 * day - 10_000, 2 * day);
@@ -171,20 +174,20 @@ class LimitScriptsIT {
                 second.add(take(key, policy, 1));
             }
             // (On a machine too busy to make the first ten calls within the 100 ms left, try again.)
-            boolean oneWindowEach = first.get(9).current()[0] == 10 && second.get(9).current()[0] == 10;
+            boolean oneWindowEach = current(first.get(9))[0] == 10 && current(second.get(9))[0] == 10;
             if (!oneWindowEach && attempt < 5) {
                 continue;
             }
             // Then: all 20 passed, twice the limit, within far less than a window
             assertThat(first).allSatisfy(s -> assertThat(s.allowed()).isTrue());
             assertThat(second).allSatisfy(s -> assertThat(s.allowed()).isTrue());
-            long spanMicros = first.get(0).untilMicros()[0] + 1_000_000 - second.get(9).untilMicros()[0];
+            long spanMicros = untilMicros(first.get(0))[0] + 1_000_000 - untilMicros(second.get(9))[0];
             LOG.info("fixed window of 10 per second: 20 admitted within {} us across a boundary", spanMicros);
             assertThat(spanMicros).as("20 admitted within (us)").isLessThan(500_000);
             // And: the next one waits for the second window's end
             SharedState refused = take(key, policy, 1);
             assertThat(refused.allowed()).isFalse();
-            assertThat(refused.waitMicros()[0]).isEqualTo(refused.untilMicros()[0]);
+            assertThat(refused.waitMicros()[0]).isEqualTo(untilMicros(refused)[0]);
             return;
         }
     }
@@ -202,15 +205,15 @@ class LimitScriptsIT {
         // When: a record is offered
         SharedState state = take(key, policy, 1);
         // Then: the estimate is 10 x the part of the previous hour still covered, until / span
-        double weight = state.untilMicros()[0] / (HOUR_MS * 1000.0);
-        assertThat(state.previous()).containsExactly(10);
-        double count = state.current()[0];
+        double weight = untilMicros(state)[0] / (HOUR_MS * 1000.0);
+        assertThat(previous(state)).containsExactly(10);
+        double count = current(state)[0];
         assertThat(state.left()[0]).isCloseTo(10 - count - 10 * weight, within(1e-9));
         // Admitted only if 10 x weight + 1 <= 10: at least a tenth of the hour has passed
         assertThat(state.allowed()).isEqualTo(10 * weight + 1 <= 10);
         if (!state.allowed()) {
             // and then the wait is until the weight is 0.9
-            assertThat(state.waitMicros()[0]).isCloseTo((long) Math.ceil(state.untilMicros()[0] - 0.9 * HOUR_MS * 1000),
+            assertThat(state.waitMicros()[0]).isCloseTo((long) Math.ceil(untilMicros(state)[0] - 0.9 * HOUR_MS * 1000),
                     within(1L));
         }
     }
@@ -226,7 +229,7 @@ class LimitScriptsIT {
         SharedState refused = take(key, policy, 2);
         // Then: it waits for the hour's end, and then until the 10 weigh 8: a fifth of the next hour
         assertThat(refused.allowed()).isFalse();
-        assertThat(refused.waitMicros()[0]).isEqualTo(refused.untilMicros()[0] + HOUR_MS * 1000 / 5);
+        assertThat(refused.waitMicros()[0]).isEqualTo(untilMicros(refused)[0] + HOUR_MS * 1000 / 5);
         // And: a cost above the limit never fits: ten years
         assertThat(take(key, policy, 11).waitMicros()[0]).isEqualTo(315_360_000_000_000L);
     }
@@ -244,7 +247,7 @@ class LimitScriptsIT {
                 last = take(key, policy, 1);
                 first += last.allowed() ? 1 : 0;
             }
-            if (last.current()[0] != 10 && attempt < 5) {
+            if (current(last)[0] != 10 && attempt < 5) {
                 continue; // the ten calls straddled the boundary on a busy machine: try again
             }
             assertThat(first).isEqualTo(10);
@@ -257,15 +260,15 @@ class LimitScriptsIT {
             // Then: each passes only once the previous 10 weigh at most 9 less what this second counted: a tenth
             // of the second per record, so none of them in the first tenth (the fixed window let all 10 through)
             for (SharedState s : second) {
-                double weight = s.untilMicros()[0] / 1e6;
-                double countBefore = s.current()[0] - (s.allowed() ? 1 : 0);
+                double weight = untilMicros(s)[0] / 1e6;
+                double countBefore = current(s)[0] - (s.allowed() ? 1 : 0);
                 assertThat(s.allowed()).isEqualTo(10 * weight + countBefore + 1 <= 10 + 1e-9);
             }
             SharedState firstAfter = second.get(0);
-            if (firstAfter.untilMicros()[0] > 900_000) {
+            if (untilMicros(firstAfter)[0] > 900_000) {
                 assertThat(firstAfter.allowed()).isFalse();
                 // The wait: until the previous 10 weigh 9
-                assertThat(firstAfter.waitMicros()[0]).isCloseTo(firstAfter.untilMicros()[0] - 900_000, within(1L));
+                assertThat(firstAfter.waitMicros()[0]).isCloseTo(untilMicros(firstAfter)[0] - 900_000, within(1L));
             }
             return;
         }
@@ -274,14 +277,14 @@ class LimitScriptsIT {
     // ---- counters' lifetime
 
     @ParameterizedTest
-    @EnumSource(names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+    @MethodSource("dev.shaper.internals.admission.AdmissionAlgorithms#windows")
     void aOneMillisecondWindowsCounterLivesTwoMillisecondsNeverZero(AdmissionAlgorithm algorithm) throws Exception {
         String key = newKey();
-        LimitScript script = LimitScript.of(algorithm);
-        String name = new String(script.keyName(bytes(key)), StandardCharsets.UTF_8);
+        String name = new String(LimitScript.keyName(algorithm, bytes(key)), StandardCharsets.UTF_8);
         // The script and a read of its counters' TTLs in one transaction: nothing can expire in between
         redis.sync().multi();
-        redis.sync().eval(script.script().source(), ScriptOutputType.MULTI, new String[] {name}, "3", "1", "1", "take");
+        redis.sync().eval(algorithm.script().source(), ScriptOutputType.MULTI, new String[] {name}, "3", "1", "1",
+                "take");
         redis.sync().eval("local out = {} for _, k in ipairs(redis.call('KEYS', ARGV[1])) do out[#out + 1] = redis.call('PTTL', k)"
                 + " end return out", ScriptOutputType.MULTI, new String[0], name + ":1:*");
         TransactionResult result = redis.sync().exec();
@@ -295,7 +298,7 @@ class LimitScriptsIT {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+    @MethodSource("dev.shaper.internals.admission.AdmissionAlgorithms#windows")
     void aOneYearWindowsCounterLivesTwoYears(AdmissionAlgorithm algorithm) throws Exception {
         String key = newKey();
         AdmissionPolicy policy = windows(algorithm, 2, YEAR_MS);
@@ -309,9 +312,9 @@ class LimitScriptsIT {
         SharedState refused = take(key, policy, 1);
         assertThat(refused.allowed()).isFalse();
         long yearEnd = (Math.floorDiv(before, YEAR_MS * 1000) + 1) * YEAR_MS * 1000;
-        assertThat(refused.untilMicros()[0]).isBetween(yearEnd - redisMicros(), yearEnd - before);
+        assertThat(untilMicros(refused)[0]).isBetween(yearEnd - redisMicros(), yearEnd - before);
         // The sliding window waits half of the next year more: until the year's 2 weigh 1
-        long expected = refused.untilMicros()[0] + (algorithm == AdmissionAlgorithm.SLIDING_WINDOW ? YEAR_MS * 500 : 0);
+        long expected = untilMicros(refused)[0] + (algorithm == AdmissionAlgorithm.SLIDING_WINDOW ? YEAR_MS * 500 : 0);
         assertThat(refused.waitMicros()[0]).isEqualTo(expected);
         assertThat(refused.toDecision().retryAfterMs()).isEqualTo((expected + 999) / 1000);
     }
@@ -321,9 +324,9 @@ class LimitScriptsIT {
     @Test
     void aTakeOfEachScriptReloadsItAfterScriptFlushAndCountsOnce() throws Exception {
         awaitRoom(HOUR_MS, 10_000);
-        for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.values()) {
+        for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.all()) {
             String key = newKey();
-            AdmissionPolicy policy = algorithm.isWindow() ? windows(algorithm, 10, HOUR_MS, 20, 24 * HOUR_MS)
+            AdmissionPolicy policy = !algorithm.hasBurst() ? windows(algorithm, 10, HOUR_MS, 20, 24 * HOUR_MS)
                     : new AdmissionPolicy(algorithm, List.of(new AdmissionLimit(0.001, 1000, 10),
                     new AdmissionLimit(0.001, 1000, 20)));
             assertThat(take(key, policy, 1).left()[0]).isCloseTo(9, within(0.01));
@@ -332,7 +335,7 @@ class LimitScriptsIT {
             assertThat(after.allowed()).isTrue();
             assertThat(after.left()[0]).as(algorithm + ": counted once, not twice").isCloseTo(8, within(0.01));
             assertThat(after.left()[1]).as(algorithm.configName()).isCloseTo(18, within(0.01));
-            assertThat(redis.sync().scriptExists(LimitScript.of(algorithm).script().sha())).containsExactly(true);
+            assertThat(redis.sync().scriptExists(algorithm.script().sha())).containsExactly(true);
         }
     }
 
@@ -346,15 +349,15 @@ class LimitScriptsIT {
         String a = newKey();
         String b = newKey();
         String c = newKey();
-        redis.buckets().chargeLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(a), fixed, new double[] {1})));
+        redis.buckets().charge(List.of(new RedisTokenBuckets.Charge(bytes(a), fixed, new double[] {1})));
         assertThat(redis.server().call("SCRIPT", "FLUSH")).isEqualTo("OK");
 
-        List<SharedState> states = redis.buckets().chargeLimits(List.of(
-                new RedisTokenBuckets.LimitsCharge(bytes(a), fixed, new double[] {5}),
-                new RedisTokenBuckets.LimitsCharge(bytes(b), sliding, new double[] {7}),
-                new RedisTokenBuckets.LimitsCharge(bytes(c), buckets2, new double[] {60})));
-        assertThat(states.get(0).current()).containsExactly(6, 6);
-        assertThat(states.get(1).current()).containsExactly(7);
+        List<SharedState> states = redis.buckets().charge(List.of(
+                new RedisTokenBuckets.Charge(bytes(a), fixed, new double[] {5}),
+                new RedisTokenBuckets.Charge(bytes(b), sliding, new double[] {7}),
+                new RedisTokenBuckets.Charge(bytes(c), buckets2, new double[] {60})));
+        assertThat(current(states.get(0))).containsExactly(6, 6);
+        assertThat(current(states.get(1))).containsExactly(7);
         assertThat(states.get(2).left()[0]).isCloseTo(40, within(0.01));
         assertThat(states.get(2).left()[1]).as("a charge may leave a debt").isCloseTo(-10, within(0.01));
         // What Redis holds, read directly: each key charged exactly once
@@ -376,11 +379,11 @@ class LimitScriptsIT {
         redis.sync().hset(counter(bad, 24 * HOUR_MS, now), "not", "a count");
         assertThatThrownBy(() -> take(bad, policy, 1)).isInstanceOf(BucketUnusableException.class)
                 .hasMessageContaining("WRONGTYPE");
-        List<SharedState> states = redis.buckets().chargeLimits(List.of(
-                new RedisTokenBuckets.LimitsCharge(bytes(bad), policy, new double[] {1}),
-                new RedisTokenBuckets.LimitsCharge(bytes(good), policy, new double[] {4})));
+        List<SharedState> states = redis.buckets().charge(List.of(
+                new RedisTokenBuckets.Charge(bytes(bad), policy, new double[] {1}),
+                new RedisTokenBuckets.Charge(bytes(good), policy, new double[] {4})));
         assertThat(states.get(0)).isNull();
-        assertThat(states.get(1).current()).containsExactly(4, 4);
+        assertThat(current(states.get(1))).containsExactly(4, 4);
         assertThat(redis.sync().get(counter(bad, HOUR_MS, now))).as("untouched").isEqualTo("3");
         // A string that is no whole number is no count either
         String odd = newKey();
@@ -391,29 +394,28 @@ class LimitScriptsIT {
 
     @ParameterizedTest(name = "{0}: max {1}, window {2}, cost {3}, mode {4}")
     @CsvSource(delimiter = '|', value = {
-            "FIXED_WINDOW   | 0.5   | 1000         | 1   | take   | max must be a number >= 1, got 0.5",
-            "FIXED_WINDOW   | abc   | 1000         | 1   | take   | max must be a number >= 1, got abc",
-            "FIXED_WINDOW   | 10    | 0            | 1   | take   | window must be a whole number of milliseconds from 1 to 315360000000, got 0",
-            "SLIDING_WINDOW | 10    | 1.5          | 1   | take   | window must be a whole number of milliseconds",
-            "SLIDING_WINDOW | 10    | 315360000001 | 1   | take   | window must be a whole number of milliseconds",
-            "SLIDING_WINDOW | 10    | 1000         | -1  | take   | cost must be a whole number from 0 to 1e15, got -1",
-            "FIXED_WINDOW   | 10    | 1000         | 1.5 | charge | cost must be a whole number from 0 to 1e15, got 1.5",
-            "FIXED_WINDOW   | 10    | 1000         | 1   | steal  | mode must be take, charge or cap, got steal",
-            "FIXED_WINDOW   | 10,20 | 1000         | 1   | take   | max and window must list as many limits, got 2 and 1",
-            "SLIDING_WINDOW | 10,20 | 1000,1000    | 1   | take   | window must be a different length for each limit",
-            "FIXED_WINDOW   | 10,20 | 1000,2000    | 1,2 | take   | cost must be one number, or for cap one per limit",
-            "TOKEN_BUCKET   | 10,x  | 10,10        | 1   | take   | rate must be a number > 0, got x",
-            "TOKEN_BUCKET   | 10,1  | 10,0.5       | 1   | take   | burst must be a number >= 1, got 0.5",
-            "TOKEN_BUCKET   | 10,1  | 10           | 1   | take   | rate and burst must list as many limits, got 2 and 1",
-            "TOKEN_BUCKET   | 10,1  | 10,10        | 1,2,3 | cap  | cost must be one number or one per limit",
-            "TOKEN_BUCKET   | 10,1  | 10,10        | 1   | steal  | mode must be take, charge or cap, got steal",
+            "fixed-window   | 0.5   | 1000         | 1   | take   | max must be a number >= 1, got 0.5",
+            "fixed-window   | abc   | 1000         | 1   | take   | max must be a number >= 1, got abc",
+            "fixed-window   | 10    | 0            | 1   | take   | window must be a whole number of milliseconds from 1 to 315360000000, got 0",
+            "sliding-window | 10    | 1.5          | 1   | take   | window must be a whole number of milliseconds",
+            "sliding-window | 10    | 315360000001 | 1   | take   | window must be a whole number of milliseconds",
+            "sliding-window | 10    | 1000         | -1  | take   | cost must be a whole number from 0 to 1e15, got -1",
+            "fixed-window   | 10    | 1000         | 1.5 | charge | cost must be a whole number from 0 to 1e15, got 1.5",
+            "fixed-window   | 10    | 1000         | 1   | steal  | mode must be take, charge or cap, got steal",
+            "fixed-window   | 10,20 | 1000         | 1   | take   | max and window must list as many limits, got 2 and 1",
+            "sliding-window | 10,20 | 1000,1000    | 1   | take   | window must be a different length for each limit",
+            "fixed-window   | 10,20 | 1000,2000    | 1,2 | take   | cost must be one number, or for cap one per limit",
+            "token-bucket   | 10,x  | 10,10        | 1   | take   | rate must be a number > 0, got x",
+            "token-bucket   | 10,1  | 10,0.5       | 1   | take   | burst must be a number >= 1, got 0.5",
+            "token-bucket   | 10,1  | 10           | 1   | take   | rate and burst must list as many limits, got 2 and 1",
+            "token-bucket   | 10,1  | 10,10        | 1,2,3 | cap  | cost must be one number or one per limit",
+            "token-bucket   | 10,1  | 10,10        | 1   | steal  | mode must be take, charge or cap, got steal",
     })
     void invalidArgumentsGiveAClearRedisErrorAndChangeNothing(AdmissionAlgorithm algorithm, String first,
                                                               String second, String cost, String mode,
                                                               String message) {
         String key = newKey();
-        LimitScript script = LimitScript.of(algorithm);
-        assertThatThrownBy(() -> run(script, key, first, second, cost, mode))
+        assertThatThrownBy(() -> run(algorithm, key, first, second, cost, mode))
                 .isInstanceOf(RedisCommandExecutionException.class)
                 .hasMessageContaining("ERR " + algorithm + ": " + message);
         assertThat(redis.sync().keys("shaper:*{" + key + "}*")).as("nothing written").isEmpty();
@@ -421,9 +423,9 @@ class LimitScriptsIT {
 
     @Test
     void countersCarryTheAdmissionKeyAsAClusterHashTag() throws Exception {
-        byte[] name = LimitScript.FIXED_WINDOW.keyName(bytes("tenant-42"));
+        byte[] name = LimitScript.keyName(AdmissionAlgorithm.FIXED_WINDOW, bytes("tenant-42"));
         assertThat(new String(name, StandardCharsets.UTF_8)).isEqualTo("shaper:win:{tenant-42}");
-        assertThat(LimitScript.SLIDING_WINDOW.keyName(bytes("tenant-42"))).isEqualTo(name);
+        assertThat(LimitScript.keyName(AdmissionAlgorithm.SLIDING_WINDOW, bytes("tenant-42"))).isEqualTo(name);
         String key = newKey();
         take(key, windows(AdmissionAlgorithm.SLIDING_WINDOW, 10, 1000, 100, HOUR_MS), 1);
         List<String> counters = redis.sync().keys("shaper:win:{" + key + "}:*");
@@ -437,13 +439,13 @@ class LimitScriptsIT {
         String key = newKey();
         AdmissionPolicy policy = windows(AdmissionAlgorithm.FIXED_WINDOW, 10, HOUR_MS, 100, 24 * HOUR_MS);
         take(key, policy, 2);
-        List<SharedState> capped = redis.buckets().capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), policy,
+        List<SharedState> capped = redis.buckets().cap(List.of(new RedisTokenBuckets.Charge(bytes(key), policy,
                 new double[] {3, 200})));
-        assertThat(capped.get(0).current()).as("the hour raised to 7, the day's 2 left alone").containsExactly(7, 2);
+        assertThat(current(capped.get(0))).as("the hour raised to 7, the day's 2 left alone").containsExactly(7, 2);
         assertThat(capped.get(0).left()).containsExactly(3, 98);
-        capped = redis.buckets().capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), policy,
+        capped = redis.buckets().cap(List.of(new RedisTokenBuckets.Charge(bytes(key), policy,
                 new double[] {5, 200})));
-        assertThat(capped.get(0).current()).as("never lowered").containsExactly(7, 2);
+        assertThat(current(capped.get(0))).as("never lowered").containsExactly(7, 2);
     }
 
     // ---- several token buckets per key
@@ -468,11 +470,12 @@ class LimitScriptsIT {
         // TTL: the longer of the two limits' (2 x 5 tokens / 0.001/s = 10,000 s; 2 x 3 / 0.002 = 3,000 s)
         assertThat(redis.sync().pttl(hash)).isBetween(9_990_000L, 10_000_000L);
         // The first limit's bucket is the hash's one bucket of the single-limit contract: same fields, same balance
-        AdmissionDecision single = redis.buckets().take(bytes(key), new AdmissionRule(0.001, 5), 1);
+        AdmissionDecision single = redis.buckets().take(bytes(key), AdmissionPolicy.of(new AdmissionRule(0.001, 5)), 1)
+                .toDecision();
         assertThat(single.allowed()).isTrue();
         assertThat(single.tokensLeft()).isCloseTo(1, within(0.01));
         // Cap sets a ceiling per limit
-        List<SharedState> capped = redis.buckets().capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), policy,
+        List<SharedState> capped = redis.buckets().cap(List.of(new RedisTokenBuckets.Charge(bytes(key), policy,
                 new double[] {0.5, 2})));
         assertThat(capped.get(0).left()[0]).isCloseTo(0.5, within(0.01));
         assertThat(capped.get(0).left()[1]).as("never raised").isCloseTo(0, within(0.01));
@@ -488,18 +491,18 @@ class LimitScriptsIT {
             own.observeCalls((command, nanos) -> told.add(command + (nanos > 0 ? "" : " in no time")));
             String key = newKey();
             AdmissionPolicy window = windows(AdmissionAlgorithm.FIXED_WINDOW, 10, HOUR_MS);
-            AdmissionRule rule = new AdmissionRule(0.001, 10);
+            AdmissionPolicy rule = AdmissionPolicy.of(new AdmissionRule(0.001, 10));
 
             own.take(bytes(key), rule, 1);
             own.take(bytes(key), window, 1);
-            own.charge(List.of(new RedisTokenBuckets.Charge(bytes(key), rule, 1)));
-            own.cap(List.of(new RedisTokenBuckets.Charge(bytes(key), rule, 5)));
-            own.chargeLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), window, new double[] {1})));
-            own.capLimits(List.of(new RedisTokenBuckets.LimitsCharge(bytes(key), window, new double[] {5})));
+            own.charge(List.of(new RedisTokenBuckets.Charge(bytes(key), rule, new double[] {1})));
+            own.cap(List.of(new RedisTokenBuckets.Charge(bytes(key), rule, new double[] {5})));
+            own.charge(List.of(new RedisTokenBuckets.Charge(bytes(key), window, new double[] {1})));
+            own.cap(List.of(new RedisTokenBuckets.Charge(bytes(key), window, new double[] {5})));
             assertThat(own.charge(List.of())).isEmpty();
-            assertThat(own.chargeLimits(List.of())).isEmpty();
+            assertThat(own.charge(List.of())).isEmpty();
             own.ping();
-            own.probeScript();
+            own.probeScript(AdmissionAlgorithm.TOKEN_BUCKET);
         }
         assertThat(told).containsExactly("take", "take", "charge", "charge", "charge", "charge", "ping", "ping");
     }

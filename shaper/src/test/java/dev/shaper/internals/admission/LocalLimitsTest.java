@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Several limits per key and the window algorithms in the local fallback: an admission without Redis (as with none
@@ -49,7 +49,7 @@ class LocalLimitsTest {
 
     /** {@code amount} per {@code period}, with a token bucket's default burst (one period's amount). */
     private static AdmissionLimit limit(AdmissionAlgorithm algorithm, double amount, Duration period) {
-        return new AdmissionLimit(amount, period.toMillis(), algorithm.isWindow() ? amount : Math.max(1, amount));
+        return new AdmissionLimit(amount, period.toMillis(), algorithm.hasBurst() ? Math.max(1, amount) : amount);
     }
 
     /** Moves the clock to {@code nanos} (never back). */
@@ -101,7 +101,7 @@ class LocalLimitsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+    @MethodSource("dev.shaper.internals.admission.AdmissionAlgorithms#windows")
     void tenPerSecondAndThirtyPerMinuteTogetherAdmitThirtyInTheFirstMinuteThenTheMinuteBinds(
             AdmissionAlgorithm algorithm) {
         // Given: 10 per second and 30 per minute, and a record offered every 10 ms (100/s) for two minutes
@@ -187,7 +187,7 @@ class LocalLimitsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(AdmissionAlgorithm.class)
+    @MethodSource("dev.shaper.internals.admission.AdmissionAlgorithms#all")
     void aRetryAfterIsExactlyTheWaitUntilTheRecordFits(AdmissionAlgorithm algorithm) {
         // Given: 20 per second and 50 per 5 s, offered a record every 7 ms for 20 s; some refusals are asked again
         // after their retry-after (on a replay of the key's history, so that the question takes nothing from it)
@@ -256,7 +256,7 @@ class LocalLimitsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+    @MethodSource("dev.shaper.internals.admission.AdmissionAlgorithms#windows")
     void aCostAboveAWindowsAmountNeverFits(AdmissionAlgorithm algorithm) {
         // (The admission step refuses such a record as INVALID_COST first; the states still answer sensibly.)
         AdmissionPolicy policy = policy(algorithm, limit(algorithm, 100, Duration.ofSeconds(1)));
@@ -306,7 +306,7 @@ class LocalLimitsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+    @MethodSource("dev.shaper.internals.admission.AdmissionAlgorithms#windows")
     void underSteadyPressureAWindowAdmitsItsLimitPerWindow(AdmissionAlgorithm algorithm) {
         // Given: at most 100 per second, offered 1,000/s for 10 s
         AdmissionPolicy policy = policy(algorithm, limit(algorithm, 100, Duration.ofSeconds(1)));
@@ -330,7 +330,7 @@ class LocalLimitsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+    @MethodSource("dev.shaper.internals.admission.AdmissionAlgorithms#windows")
     void extremeWindowsCountCorrectly(AdmissionAlgorithm algorithm) {
         // 1 ms windows: 3 per ms
         AdmissionPolicy tiny = policy(algorithm, limit(algorithm, 3, Duration.ofMillis(1)));

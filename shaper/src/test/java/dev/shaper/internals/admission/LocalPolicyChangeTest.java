@@ -1,5 +1,6 @@
 package dev.shaper.internals.admission;
 
+import static dev.shaper.internals.admission.AdmissionAlgorithms.oneBucket;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shaper.testsupport.ManualScheduler;
@@ -17,7 +18,7 @@ class LocalPolicyChangeTest {
 
     private static final byte[] KEY = "k".getBytes(StandardCharsets.UTF_8);
     /** 10/s with a burst of 10: once drained, the next token comes in 100 ms. */
-    private static final AdmissionRule TEN_PER_SECOND = new AdmissionRule(10, 10);
+    private static final AdmissionPolicy TEN_PER_SECOND = oneBucket(10, 10);
     private static final AdmissionPolicy TEN_PER_SECOND_AND_1000_PER_HOUR = new AdmissionPolicy(
             AdmissionAlgorithm.TOKEN_BUCKET, List.of(new AdmissionLimit(10, 1_000, 10),
             new AdmissionLimit(1_000, 3_600_000, 1_000)));

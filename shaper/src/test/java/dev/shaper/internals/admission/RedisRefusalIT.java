@@ -1,5 +1,6 @@
 package dev.shaper.internals.admission;
 
+import static dev.shaper.internals.admission.AdmissionAlgorithms.oneBucket;
 import ch.qos.logback.classic.Level;
 import dev.shaper.internals.http.StreamsHealth;
 import dev.shaper.internals.metrics.ShaperMetrics;
@@ -110,7 +111,7 @@ class RedisRefusalIT {
     void aPasswordChangedWhileRunningIsNamedWhenTheReconnectIsRefused() throws Exception {
         RedisServer server = track(RedisServer.builder().user("shaper", "old-Pa55").start());
         AdmissionController controller = controller(server.uri(), null);
-        AdmissionRule rule = new AdmissionRule(100, 100);
+        AdmissionPolicy rule = oneBucket(100, 100);
         assertThat(controller.admit(key("k"), rule, 1).allowed()).isTrue();
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
         assertThat(controller.redisFailure()).isNull();
@@ -148,7 +149,7 @@ class RedisRefusalIT {
         AdmissionController controller = controller(server.uri(), null);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new ShaperMetrics(registry, System::currentTimeMillis).bindAdmission(controller);
-        AdmissionRule rule = new AdmissionRule(100, 100);
+        AdmissionPolicy rule = oneBucket(100, 100);
 
         // When: records are admitted, and the monitor pings for a while
         for (int i = 0; i < 20; i++) {
@@ -226,7 +227,7 @@ class RedisRefusalIT {
         // And: with its CA trusted, the same URI is used
         AdmissionController trusted = controller(uri, certificates.caPem());
         assertThat(trusted.backend()).isEqualTo(AdmissionController.Backend.REDIS);
-        assertThat(trusted.admit(key("k"), new AdmissionRule(10, 10), 1).tokensLeft()).isCloseTo(9, within(0.5));
+        assertThat(trusted.admit(key("k"), oneBucket(10, 10), 1).tokensLeft()).isCloseTo(9, within(0.5));
         assertThat(trusted.redisFailure()).isNull();
     }
 
@@ -240,7 +241,7 @@ class RedisRefusalIT {
         AdmissionController controller = controller(server.uri(), null);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new ShaperMetrics(registry, System::currentTimeMillis).bindAdmission(controller);
-        AdmissionRule rule = new AdmissionRule(100, 100);
+        AdmissionPolicy rule = oneBucket(100, 100);
 
         // When: records are admitted, and the monitor pings for a while
         for (int i = 0; i < 10; i++) {

@@ -40,8 +40,48 @@ class TokenBucketScriptIT {
         return "script-test-" + KEYS.incrementAndGet();
     }
 
+    private static final String SOURCE = AdmissionAlgorithm.TOKEN_BUCKET.script().source();
+    private static final String SHA = AdmissionAlgorithm.TOKEN_BUCKET.script().sha();
+
+    /** One bucket's reply, under the single-number contract another service uses. */
+    private record Result(boolean allowed, double tokensLeft, long waitMicros, SharedState state) {
+
+        /** The decision the shaper makes of this reply. */
+        AdmissionDecision toDecision() {
+            return state.toDecision();
+        }
+    }
+
     private static String bucket(String admissionKey) {
-        return new String(TokenBucketScript.bucketName(bytes(admissionKey)), StandardCharsets.UTF_8);
+        return new String(LimitScript.keyName(AdmissionAlgorithm.TOKEN_BUCKET, bytes(admissionKey)),
+                StandardCharsets.UTF_8);
+    }
+
+    /** The replies of a call for {@code buckets} buckets, three values each: null for a key of the wrong type. */
+    private static List<Result> parseAll(List<Object> reply, int buckets) {
+        List<Integer> limits = new ArrayList<>();
+        for (int i = 0; i < buckets; i++) {
+            limits.add(1);
+        }
+        return LimitScript.parseAll(AdmissionAlgorithm.TOKEN_BUCKET, reply, limits).stream()
+                .map(state -> state == null ? null : new Result(state.allowed(), state.left()[0],
+                        state.waitMicros()[0], state))
+                .toList();
+    }
+
+    /** A strict take of {@code cost} from the bucket of {@code rule}, through the shaper's client. */
+    private static AdmissionDecision take(byte[] admissionKey, AdmissionRule rule, double cost) throws Exception {
+        return redis.buckets().take(admissionKey, AdmissionPolicy.of(rule), cost).toDecision();
+    }
+
+    /** A batched charge of {@code consumed} to the bucket of {@code rule}. */
+    private static RedisTokenBuckets.Charge charge(byte[] admissionKey, AdmissionRule rule, double consumed) {
+        return new RedisTokenBuckets.Charge(admissionKey, AdmissionPolicy.of(rule), new double[] {consumed});
+    }
+
+    /** Each bucket's balance after a charge (NaN for a key of the wrong type). */
+    private static List<Double> balances(List<SharedState> states) {
+        return states.stream().map(state -> state == null ? Double.NaN : state.left()[0]).toList();
     }
 
     private static byte[] bytes(String text) {
@@ -49,12 +89,12 @@ class TokenBucketScriptIT {
     }
 
     /** Runs the script directly, with the arguments as given (as another service would). */
-    private static TokenBucketScript.Result run(String admissionKey, Object rate, Object burst, Object cost,
+    private static Result run(String admissionKey, Object rate, Object burst, Object cost,
                                                 String mode) {
-        List<Object> reply = redis.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        List<Object> reply = redis.sync().eval(SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(admissionKey)}, String.valueOf(rate), String.valueOf(burst), String.valueOf(cost),
                 mode);
-        return TokenBucketScript.parse(reply);
+        return parseAll(reply, 1).get(0);
     }
 
     /** The balance now (a charge of 0 refills and changes nothing else). */
@@ -79,11 +119,11 @@ class TokenBucketScriptIT {
         String key = newKey();
         AdmissionRule rule = new AdmissionRule(SLOW, 5);
         for (int i = 1; i <= 5; i++) {
-            AdmissionDecision decision = redis.buckets().take(bytes(key), rule, 1);
+            AdmissionDecision decision = take(bytes(key), rule, 1);
             assertThat(decision.allowed()).as("take %d", i).isTrue();
             assertThat(decision.tokensLeft()).isCloseTo(5 - i, within(0.01));
         }
-        AdmissionDecision refused = redis.buckets().take(bytes(key), rule, 1);
+        AdmissionDecision refused = take(bytes(key), rule, 1);
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.tokensLeft()).isCloseTo(0, within(0.01));
         // One token at 0.001/s: about 1000 s.
@@ -94,12 +134,12 @@ class TokenBucketScriptIT {
     void aCostAboveOneTakesThatManyTokensOrNone() throws Exception {
         String key = newKey();
         AdmissionRule rule = new AdmissionRule(SLOW, 10);
-        assertThat(redis.buckets().take(bytes(key), rule, 4).tokensLeft()).isCloseTo(6, within(0.01));
-        assertThat(redis.buckets().take(bytes(key), rule, 4).tokensLeft()).isCloseTo(2, within(0.01));
-        AdmissionDecision refused = redis.buckets().take(bytes(key), rule, 4);
+        assertThat(take(bytes(key), rule, 4).tokensLeft()).isCloseTo(6, within(0.01));
+        assertThat(take(bytes(key), rule, 4).tokensLeft()).isCloseTo(2, within(0.01));
+        AdmissionDecision refused = take(bytes(key), rule, 4);
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.tokensLeft()).as("a refusal takes nothing").isCloseTo(2, within(0.01));
-        AdmissionDecision two = redis.buckets().take(bytes(key), rule, 2);
+        AdmissionDecision two = take(bytes(key), rule, 2);
         assertThat(two.allowed()).isTrue();
         assertThat(two.tokensLeft()).isCloseTo(0, within(0.01));
     }
@@ -110,7 +150,7 @@ class TokenBucketScriptIT {
         // rate 10/s, burst 3: empty the bucket, then ask for 3 tokens: 300 ms minus what refilled meanwhile.
         long before = System.nanoTime();
         assertThat(run(key, 10, 3, 3, "take").allowed()).isTrue();
-        TokenBucketScript.Result refused = run(key, 10, 3, 3, "take");
+        Result refused = run(key, 10, 3, 3, "take");
         long elapsedMicros = (System.nanoTime() - before) / 1000;
 
         assertThat(refused.allowed()).isFalse();
@@ -175,7 +215,7 @@ class TokenBucketScriptIT {
     void capLowersTheBalanceToTheCostAndNeverRaisesIt() throws Exception {
         String key = newKey();
         // A fresh bucket is full (10): capped at 3. Rate 0.001/s: refill during the test is negligible.
-        TokenBucketScript.Result capped = run(key, 0.001, 10, 3, "cap");
+        Result capped = run(key, 0.001, 10, 3, "cap");
         assertThat(capped.allowed()).isTrue();
         assertThat(capped.waitMicros()).isZero();
         assertThat(capped.tokensLeft()).isCloseTo(3, within(0.001));
@@ -189,12 +229,12 @@ class TokenBucketScriptIT {
     void chargeTakesWhateverTheBalanceAndMayGoNegative() throws Exception {
         String key = newKey();
         long before = System.nanoTime();
-        TokenBucketScript.Result charged = run(key, 1, 10, 25, "charge");
+        Result charged = run(key, 1, 10, 25, "charge");
         assertThat(charged.allowed()).isTrue();
         assertThat(charged.waitMicros()).isZero();
         assertThat(charged.tokensLeft()).isCloseTo(-15, within(0.001)); // a fresh bucket: no refill yet
 
-        TokenBucketScript.Result refused = run(key, 1, 10, 1, "take");
+        Result refused = run(key, 1, 10, 1, "take");
         double elapsed = seconds(System.nanoTime() - before);
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.tokensLeft()).isBetween(-15.0, -15 + elapsed);
@@ -224,7 +264,7 @@ class TokenBucketScriptIT {
     void theKeyExpiresAfterAboutTwiceTheFillTimeAndNeverAtOnce(double rate, double burst, long expectedMs)
             throws Exception {
         String key = newKey();
-        AdmissionDecision decision = redis.buckets().take(bytes(key), new AdmissionRule(rate, burst), 1);
+        AdmissionDecision decision = take(bytes(key), new AdmissionRule(rate, burst), 1);
         assertThat(decision.allowed()).isTrue();
         long pttl = redis.sync().pttl(bucket(key));
         assertThat(pttl).as("PTTL").isPositive().isBetween(expectedMs - 1000, expectedMs);
@@ -266,17 +306,17 @@ class TokenBucketScriptIT {
     @Test
     void bucketNamesCarryTheAdmissionKeyAsAClusterHashTag() throws Exception {
         byte[] admissionKey = bytes("tenant-42");
-        byte[] name = TokenBucketScript.bucketName(admissionKey);
+        byte[] name = LimitScript.keyName(AdmissionAlgorithm.TOKEN_BUCKET, admissionKey);
         assertThat(new String(name, StandardCharsets.UTF_8)).isEqualTo("shaper:tb:{tenant-42}");
         assertThat(SlotHash.getSlot(name)).isEqualTo(SlotHash.getSlot(admissionKey));
 
         // Keys are bytes: a binary admission key keeps its bytes inside the braces.
         byte[] binary = {(byte) 0xff, 0, 'x'};
-        byte[] binaryName = TokenBucketScript.bucketName(binary);
+        byte[] binaryName = LimitScript.keyName(AdmissionAlgorithm.TOKEN_BUCKET, binary);
         assertThat(binaryName).startsWith(bytes("shaper:tb:{")).endsWith((byte) 0xff, (byte) 0, (byte) 'x', (byte) '}');
 
         String key = newKey();
-        redis.buckets().take(bytes(key), new AdmissionRule(SLOW, 3), 1);
+        take(bytes(key), new AdmissionRule(SLOW, 3), 1);
         assertThat(redis.sync().exists("shaper:tb:{" + key + "}")).isEqualTo(1);
         assertThat(redis.sync().hgetall("shaper:tb:{" + key + "}")).containsOnlyKeys("tokens", "ts");
         assertThat(redis.sync().type("shaper:tb:{" + key + "}")).isEqualTo("hash");
@@ -309,7 +349,7 @@ class TokenBucketScriptIT {
     @Test
     void aMissingArgumentGivesAClearRedisError() {
         String key = newKey();
-        assertThatThrownBy(() -> redis.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        assertThatThrownBy(() -> redis.sync().eval(SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(key)}, "10", "10", "1"))
                 .isInstanceOf(RedisCommandExecutionException.class)
                 .hasMessageContaining("ERR token-bucket: mode must be take, charge or cap, got nil");
@@ -319,15 +359,38 @@ class TokenBucketScriptIT {
     void takeReloadsTheScriptAfterScriptFlush() throws Exception {
         String key = newKey();
         AdmissionRule rule = new AdmissionRule(SLOW, 10);
-        assertThat(redis.buckets().take(bytes(key), rule, 1).tokensLeft()).isCloseTo(9, within(0.01));
+        assertThat(take(bytes(key), rule, 1).tokensLeft()).isCloseTo(9, within(0.01));
 
         assertThat(redis.server().call("SCRIPT", "FLUSH")).isEqualTo("OK");
-        assertThat(redis.sync().scriptExists(TokenBucketScript.SHA)).containsExactly(false);
+        assertThat(redis.sync().scriptExists(SHA)).containsExactly(false);
 
-        AdmissionDecision afterFlush = redis.buckets().take(bytes(key), rule, 1);
+        AdmissionDecision afterFlush = take(bytes(key), rule, 1);
         assertThat(afterFlush.allowed()).isTrue();
         assertThat(afterFlush.tokensLeft()).as("taken once, not twice").isCloseTo(8, within(0.01));
-        assertThat(redis.sync().scriptExists(TokenBucketScript.SHA)).containsExactly(true);
+        assertThat(redis.sync().scriptExists(SHA)).containsExactly(true);
+    }
+
+    @Test
+    void aBucketStoredBeforeEveryPolicyTookOnePathReadsBackWithItsBalance() throws Exception {
+        // Given: a key's one bucket as the single-bucket path stored it: a hash of tokens and ts (Redis's clock, us)
+        String strict = newKey();
+        String batched = newKey();
+        List<String> time = redis.sync().time();
+        String now = Long.toString(Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1)));
+        for (String key : List.of(strict, batched)) {
+            redis.sync().hset(bucket(key), java.util.Map.of("tokens", "4", "ts", now));
+        }
+        AdmissionRule rule = new AdmissionRule(SLOW, 10);
+
+        // When: a strict take and a batched charge, each of 1, under the same rule
+        AdmissionDecision taken = take(bytes(strict), rule, 1);
+        List<Double> charged = balances(redis.buckets().charge(List.of(charge(bytes(batched), rule, 1))));
+
+        // Then: each starts from the stored 4, not from a full bucket
+        assertThat(taken.allowed()).isTrue();
+        assertThat(taken.tokensLeft()).isCloseTo(3, within(0.01));
+        assertThat(charged.get(0)).isCloseTo(3, within(0.01));
+        assertThat(redis.sync().hgetall(bucket(strict))).containsOnlyKeys("tokens", "ts");
     }
 
     @Test
@@ -336,15 +399,15 @@ class TokenBucketScriptIT {
         String second = newKey();
         String third = newKey();
         AdmissionRule rule = new AdmissionRule(SLOW, 100);
-        assertThat(redis.buckets().charge(List.of(new RedisTokenBuckets.Charge(bytes(first), rule, 1))))
+        assertThat(balances(redis.buckets().charge(List.of(charge(bytes(first), rule, 1)))))
                 .singleElement().satisfies(b -> assertThat(b).isCloseTo(99, within(0.01)));
 
         assertThat(redis.server().call("SCRIPT", "FLUSH")).isEqualTo("OK");
 
-        List<Double> balances = redis.buckets().charge(List.of(
-                new RedisTokenBuckets.Charge(bytes(first), rule, 5),
-                new RedisTokenBuckets.Charge(bytes(second), rule, 7),
-                new RedisTokenBuckets.Charge(bytes(third), rule, 150)));
+        List<Double> balances = balances(redis.buckets().charge(List.of(
+                charge(bytes(first), rule, 5),
+                charge(bytes(second), rule, 7),
+                charge(bytes(third), rule, 150))));
         assertThat(balances).hasSize(3);
         assertThat(balances.get(0)).isCloseTo(94, within(0.01));
         assertThat(balances.get(1)).isCloseTo(93, within(0.01));
@@ -353,18 +416,18 @@ class TokenBucketScriptIT {
         assertThat(balance(first, SLOW, 100)).isCloseTo(94, within(0.01));
         assertThat(balance(second, SLOW, 100)).isCloseTo(93, within(0.01));
         assertThat(balance(third, SLOW, 100)).isCloseTo(-50, within(0.01));
-        assertThat(redis.sync().scriptExists(TokenBucketScript.SHA)).containsExactly(true);
+        assertThat(redis.sync().scriptExists(SHA)).containsExactly(true);
     }
 
     @Test
     void oneCallChargesSeveralBucketsAndAnswersForEachInTurn() {
         String first = newKey();
         String second = newKey();
-        List<Object> reply = redis.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        List<Object> reply = redis.sync().eval(SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(first), bucket(second)}, String.valueOf(SLOW), "100", "5", "charge",
                 String.valueOf(SLOW), "10", "3", "take");
 
-        List<TokenBucketScript.Result> results = TokenBucketScript.parseAll(reply, 2);
+        List<Result> results = parseAll(reply, 2);
         assertThat(results.get(0).allowed()).isTrue();
         assertThat(results.get(0).tokensLeft()).isCloseTo(95, within(0.01));
         assertThat(results.get(1).allowed()).isTrue();
@@ -380,11 +443,11 @@ class TokenBucketScriptIT {
         String good = newKey();
         String bad = newKey();
         redis.sync().set(bucket(bad), "not a bucket");
-        List<Object> reply = redis.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        List<Object> reply = redis.sync().eval(SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(bad), bucket(good)}, String.valueOf(SLOW), "10", "1", "charge",
                 String.valueOf(SLOW), "10", "4", "charge");
 
-        List<TokenBucketScript.Result> results = TokenBucketScript.parseAll(reply, 2);
+        List<Result> results = parseAll(reply, 2);
         assertThat(results.get(0)).isNull();
         assertThat(results.get(1).tokensLeft()).isCloseTo(6, within(0.01));
         assertThat(redis.sync().get(bucket(bad))).isEqualTo("not a bucket");
@@ -394,7 +457,7 @@ class TokenBucketScriptIT {
     void aBadArgumentOfAnyBucketFailsTheWholeCallWithoutEffect() {
         String first = newKey();
         String second = newKey();
-        assertThatThrownBy(() -> redis.sync().eval(TokenBucketScript.SOURCE, ScriptOutputType.MULTI,
+        assertThatThrownBy(() -> redis.sync().eval(SOURCE, ScriptOutputType.MULTI,
                 new String[] {bucket(first), bucket(second)}, "10", "10", "1", "charge", "10", "10", "-1", "charge"))
                 .isInstanceOf(RedisCommandExecutionException.class)
                 .hasMessageContaining("ERR token-bucket: cost must be a number >= 0, got -1");
@@ -409,9 +472,9 @@ class TokenBucketScriptIT {
         for (int i = 0; i < 3 * RedisTokenBuckets.KEYS_PER_CALL + 5; i++) { // several script calls, one partial
             String key = newKey();
             keys.add(key);
-            charges.add(new RedisTokenBuckets.Charge(bytes(key), rule, 1 + i % 7));
+            charges.add(charge(bytes(key), rule, 1 + i % 7));
         }
-        List<Double> balances = redis.buckets().charge(charges);
+        List<Double> balances = balances(redis.buckets().charge(charges));
         assertThat(balances).hasSize(charges.size());
         for (int i = 0; i < charges.size(); i++) {
             assertThat(balances.get(i)).as(keys.get(i)).isCloseTo(100 - (1 + i % 7), within(0.01));
@@ -439,9 +502,10 @@ class TokenBucketScriptIT {
             List<String> keys = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 keys.add(newKey());
-                charges.add(new RedisTokenBuckets.Charge(bytes(keys.get(i)), rule, 3));
+                charges.add(charge(bytes(keys.get(i)), rule, 3));
             }
-            assertThat(limited.charge(charges)).hasSize(20).allSatisfy(b -> assertThat(b).isCloseTo(7, within(0.01)));
+            assertThat(balances(limited.charge(charges))).hasSize(20)
+                    .allSatisfy(b -> assertThat(b).isCloseTo(7, within(0.01)));
             for (String key : keys) {
                 assertThat(balance(key, SLOW, 10)).isCloseTo(7, within(0.01));
             }
@@ -459,7 +523,7 @@ class TokenBucketScriptIT {
         assertThat(run(key, rate, burst, burst, "take").allowed()).isTrue();
         List<Double> readings = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            TokenBucketScript.Result refused = run(key, rate, burst, burst, "take");
+            Result refused = run(key, rate, burst, burst, "take");
             double elapsedMicros = (System.nanoTime() - before) / 1000.0;
             assertThat(refused.allowed()).isFalse();
             double tokens = refused.tokensLeft();
@@ -479,13 +543,13 @@ class TokenBucketScriptIT {
         // rate 1e-6/s, burst 1e9: an empty bucket needs 1e15 s for 1e9 tokens (1e21 us, more than a long holds).
         String key = newKey();
         AdmissionRule rule = new AdmissionRule(1e-6, 1e9);
-        assertThat(redis.buckets().take(bytes(key), rule, 1e9).allowed()).isTrue();
-        AdmissionDecision refused = redis.buckets().take(bytes(key), rule, 1e9);
+        assertThat(take(bytes(key), rule, 1e9).allowed()).isTrue();
+        AdmissionDecision refused = take(bytes(key), rule, 1e9);
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.retryAfterMs()).as("retry after (ms)").isEqualTo(TEN_YEARS_MS);
 
         // At the smallest positive rate the wait is infinite: capped too.
-        TokenBucketScript.Result infinite = run(newKey(), Double.MIN_VALUE, 2, 3, "take");
+        Result infinite = run(newKey(), Double.MIN_VALUE, 2, 3, "take");
         assertThat(infinite.allowed()).isFalse();
         assertThat(infinite.waitMicros()).isEqualTo(TEN_YEARS_MS * 1000);
     }

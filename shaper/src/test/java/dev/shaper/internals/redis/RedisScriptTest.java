@@ -10,6 +10,7 @@ import java.security.MessageDigest;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** How {@link RedisScript#load} reads a script: its fragments filled in, and the SHA-1 of what Redis runs. */
@@ -21,17 +22,25 @@ class RedisScriptTest {
         }
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"fixed-window", "sliding-window"})
-    void aWindowScriptRunsWithTheSharedFragmentInPlaceOfItsIncludeLine(String name) throws Exception {
+    @ParameterizedTest(name = "{0} with {1}")
+    @CsvSource(delimiter = '|', value = {
+            "fixed-window   | admission-common window-counters",
+            "sliding-window | admission-common window-counters",
+            "gcra           | admission-common",
+    })
+    void aScriptRunsWithEachSharedFragmentInPlaceOfItsIncludeLine(String name, String fragments) throws Exception {
         String file = resource("dev/shaper/" + name + ".lua");
-        String fragment = resource("dev/shaper/window-counters.lua");
-        assertThat(file).containsOnlyOnce("\n-- #include window-counters.lua\n");
+        String expected = file;
+        for (String fragment : fragments.split(" ")) {
+            String line = "-- #include " + fragment + ".lua\n";
+            assertThat(file).containsOnlyOnce("\n" + line);
+            expected = expected.replace(line, resource("dev/shaper/" + fragment + ".lua"));
+        }
 
         String source = RedisScript.load("dev/shaper/" + name + ".lua").source();
 
-        assertThat(source).isEqualTo(file.replace("-- #include window-counters.lua\n", fragment));
-        assertThat(source).doesNotContain("\n-- #include ").contains("local SCRIPT_NAME = '" + name + "'");
+        assertThat(source).isEqualTo(expected);
+        assertThat(source).doesNotContain("\n-- #include ");
     }
 
     @ParameterizedTest

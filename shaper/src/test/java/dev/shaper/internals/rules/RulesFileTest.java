@@ -157,12 +157,13 @@ class RulesFileTest {
                 AdmissionAlgorithm.SLIDING_WINDOW, List.of(new AdmissionLimit(50, 1000, 50))));
         // per defaults to a second, a token bucket's burst to one period's rate
         assertThat(book.admissionFor("e".getBytes())).isEqualTo(AdmissionPolicy.of(new AdmissionRule(3, 3)));
-        assertThat(book.admissionFor("e".getBytes()).singleBucket()).isEqualTo(new AdmissionRule(3, 3));
+        assertThat(book.admissionFor("e".getBytes()).limits()).containsExactly(new AdmissionLimit(3, 1000, 3));
         assertThat(book.admissionFor("f".getBytes()).limits()).extracting(AdmissionLimit::periodMillis)
                 .containsExactly(1L, 365L * 24 * 3600 * 1000, 90L * 60 * 1000);
         // The single-limit form is one token bucket, as before
         assertThat(book.admissionFor("zzz".getBytes())).isEqualTo(defaultAdmission);
-        assertThat(defaultAdmission.singleBucket()).isEqualTo(new AdmissionRule(50, 80));
+        assertThat(defaultAdmission.algorithm()).isEqualTo(AdmissionAlgorithm.TOKEN_BUCKET);
+        assertThat(defaultAdmission.limits()).containsExactly(new AdmissionLimit(50, 1000, 80));
     }
 
     @Test
@@ -216,8 +217,8 @@ class RulesFileTest {
                     + " | r.yaml: rules[0]: admission.rate is 0.5; a fixed-window limit admits at most that many units"
                     + " per window of a second: expected a number >= 1",
             "{admission.algorithm: leaky, admission.rate: 1}"
-                    + " | r.yaml: rules[0]: admission.algorithm is \"leaky\"; expected token-bucket, fixed-window or"
-                    + " sliding-window",
+                    + " | r.yaml: rules[0]: admission.algorithm is \"leaky\"; expected token-bucket, fixed-window,"
+                    + " sliding-window or gcra",
             "{admission.algorithm: fixed-window}"
                     + " | r.yaml: rules[0]: admission.algorithm is set but there is no admission rate; set"
                     + " admission.rate or admission.limits in this rule, or shaper.admission.rate",
