@@ -8,7 +8,7 @@ import dev.shaper.internals.admission.AdmissionDecision;
 import dev.shaper.internals.admission.AdmissionLimit;
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionPolicy;
-import dev.shaper.internals.admission.RedisTokenBuckets;
+import dev.shaper.internals.admission.RedisLimits;
 import dev.shaper.internals.scheduling.DaemonThreadScheduler;
 import dev.shaper.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -76,7 +76,7 @@ class AdmissionLimitsIT {
                 Map<Run, AdmissionController> runs = new LinkedHashMap<>();
                 for (AdmissionMode mode : AdmissionMode.values()) {
                     for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.all()) {
-                        AdmissionController controller = new AdmissionController(new RedisTokenBuckets(server.uri(),
+                        AdmissionController controller = new AdmissionController(new RedisLimits(server.uri(),
                                 Duration.ofSeconds(1), Duration.ofMillis(100)), mode, Duration.ofMillis(50),
                                 Duration.ofSeconds(1), () -> 1, new DaemonThreadScheduler("admission-" + mode),
                                 System::nanoTime);

@@ -7,7 +7,7 @@ import dev.shaper.internals.admission.AdmissionController;
 import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.admission.AdmissionPolicy;
 import dev.shaper.internals.admission.AdmissionRule;
-import dev.shaper.internals.admission.RedisTokenBuckets;
+import dev.shaper.internals.admission.RedisLimits;
 import dev.shaper.internals.capacity.CapacityLeaseScript;
 import dev.shaper.internals.capacity.adaptive.CapacityDecisionScript;
 import dev.shaper.internals.limits.TopicLimits;
@@ -144,7 +144,7 @@ class SecurityDocTest {
         assertThat(rules).contains("-@all", "resetchannels", "resetkeys");
         // And the keys: every key the shaper writes is under the one pattern the user may touch
         assertThat(rules).filteredOn(rule -> rule.startsWith("~")).containsExactly("~shaper:*");
-        List<String> prefixes = new java.util.ArrayList<>(List.of(RedisTokenBuckets.PROBE_KEY,
+        List<String> prefixes = new java.util.ArrayList<>(List.of(RedisLimits.PROBE_KEY,
                 CapacityLeaseScript.KEY_PREFIX, CapacityDecisionScript.KEY_PREFIX));
         AdmissionAlgorithm.all().forEach(algorithm -> prefixes.add(algorithm.keyPrefix()));
         for (String prefix : prefixes) {

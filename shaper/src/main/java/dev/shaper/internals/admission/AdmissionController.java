@@ -42,7 +42,7 @@ public final class AdmissionController implements AutoCloseable {
     /** Where decisions are made right now. */
     public enum Backend { REDIS, LOCAL }
 
-    private final RedisTokenBuckets redis;
+    private final RedisLimits redis;
     private final AdmissionMode mode;
     private final LiveInstances liveInstances;
     private final LocalBackend local;
@@ -78,19 +78,19 @@ public final class AdmissionController implements AutoCloseable {
      * @param background    runs the pings, the sync and the other periodic work; {@link #close} closes it
      * @param nanoTime      the clock of the local buckets and the mirrors, in nanoseconds
      */
-    public AdmissionController(RedisTokenBuckets redis, AdmissionMode mode, Duration syncInterval,
+    public AdmissionController(RedisLimits redis, AdmissionMode mode, Duration syncInterval,
                                Duration pingInterval, IntSupplier liveInstances, BackgroundScheduler background,
                                LongSupplier nanoTime) {
         this(redis, mode, syncInterval, pingInterval, liveInstances, 1, background, nanoTime);
     }
 
     /**
-     * Like {@link #AdmissionController(RedisTokenBuckets, AdmissionMode, Duration, Duration, IntSupplier,
+     * Like {@link #AdmissionController(RedisLimits, AdmissionMode, Duration, Duration, IntSupplier,
      * BackgroundScheduler, LongSupplier)}, with the local fallback dividing each rule by
      * {@code instancesBeforeCount} until the first count of the live instances succeeds: the most that can be
      * admitting at once (the input partitions), so that no start on local buckets admits above a limit.
      */
-    public AdmissionController(RedisTokenBuckets redis, AdmissionMode mode, Duration syncInterval,
+    public AdmissionController(RedisLimits redis, AdmissionMode mode, Duration syncInterval,
                                Duration pingInterval, IntSupplier liveInstances, int instancesBeforeCount,
                                BackgroundScheduler background, LongSupplier nanoTime) {
         this.redis = redis;
@@ -146,7 +146,7 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     /** The backend of {@code mode} on {@code redis}, falling back to {@code local}. */
-    private static RedisBackend redisBackend(AdmissionMode mode, RedisTokenBuckets redis, LocalBackend local,
+    private static RedisBackend redisBackend(AdmissionMode mode, RedisLimits redis, LocalBackend local,
                                              Duration syncInterval, LongSupplier nanoTime) {
         return switch (mode) {
             case STRICT -> new StrictRedisBackend(redis, local);
@@ -155,7 +155,7 @@ public final class AdmissionController implements AutoCloseable {
     }
 
     /** Null if Redis answers a ping at start, else why not; a refusal is not asked again. */
-    private static RedisFailure firstPing(RedisTokenBuckets redis) {
+    private static RedisFailure firstPing(RedisLimits redis) {
         Set<AdmissionAlgorithm> tokenBucket = Set.of(AdmissionAlgorithm.TOKEN_BUCKET);
         RedisFailure first = ping(redis, tokenBucket);
         // The first command on a new connection includes its handshake: one slow answer is not an outage.
@@ -167,7 +167,7 @@ public final class AdmissionController implements AutoCloseable {
      * an ACL may allow PING and refuse EVALSHA, or a command one script calls (the window scripts' GET and INCRBY)
      * and not the others'.
      */
-    private static RedisFailure ping(RedisTokenBuckets redis, Set<AdmissionAlgorithm> scripts) {
+    private static RedisFailure ping(RedisLimits redis, Set<AdmissionAlgorithm> scripts) {
         try {
             redis.ping();
             for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.all()) {

@@ -20,7 +20,7 @@ import org.apache.kafka.common.utils.Bytes;
  * mode holds for what reaches Redis, too.
  *
  * <p>Bounds, per limit, for N instances and a sync interval S (plus a round trip per {@link
- * RedisTokenBuckets#CHARGE_CHUNK} keys): a token bucket of burst B and rate r, between two syncs each instance may
+ * RedisLimits#CHARGE_CHUNK} keys): a token bucket of burst B and rate r, between two syncs each instance may
  * spend what its mirror holds plus what refills meanwhile, so the instances together admit at most {@code (N - 1) x (B
  * + r x S)} more than the bucket allows; the excess is charged at the next sync (the shared balance may go negative),
  * so it is paid back and the long-run rate holds. A window: between two syncs each instance may admit what its mirror
@@ -101,16 +101,16 @@ final class BatchedLimits implements HandBack.Mirrors {
      *
      * @return how many keys were synced
      */
-    int sync(RedisTokenBuckets redis, long nowNanos, long idleNanos, LongSupplier clock)
+    int sync(RedisLimits redis, long nowNanos, long idleNanos, LongSupplier clock)
             throws RedisUnavailableException {
         List<LimitsMirror> touched = new ArrayList<>();
-        List<RedisTokenBuckets.Charge> charges = new ArrayList<>();
+        List<RedisLimits.Charge> charges = new ArrayList<>();
         List<Double> amounts = new ArrayList<>();
         for (Map.Entry<Bytes, LimitsMirror> e : mirrors.entrySet()) {
             LimitsMirror mirror = e.getValue();
             synchronized (mirror) {
                 if (mirror.unsynced > 0) {
-                    charges.add(new RedisTokenBuckets.Charge(mirror.key, mirror.policy,
+                    charges.add(new RedisLimits.Charge(mirror.key, mirror.policy,
                             new double[] {mirror.unsynced}));
                     amounts.add(mirror.unsynced);
                     mirror.unsynced = 0;
@@ -123,8 +123,8 @@ final class BatchedLimits implements HandBack.Mirrors {
         }
         // In chunks, each a pipelined round trip under the timeout: one pipeline of every key touched (tens of
         // thousands, with many keys) would outlast the timeout of a perfectly healthy Redis and count as down.
-        for (int from = 0; from < charges.size(); from += RedisTokenBuckets.CHARGE_CHUNK) {
-            int to = Math.min(charges.size(), from + RedisTokenBuckets.CHARGE_CHUNK);
+        for (int from = 0; from < charges.size(); from += RedisLimits.CHARGE_CHUNK) {
+            int to = Math.min(charges.size(), from + RedisLimits.CHARGE_CHUNK);
             List<SharedState> states;
             try {
                 states = redis.charge(charges.subList(from, to));

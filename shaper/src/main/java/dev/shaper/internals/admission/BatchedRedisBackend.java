@@ -14,13 +14,13 @@ final class BatchedRedisBackend implements RedisBackend {
     private static final int IDLE_SYNCS = 100;
 
     private final BatchedLimits mirrors = new BatchedLimits();
-    private final RedisTokenBuckets redis;
+    private final RedisLimits redis;
     private final LocalBackend local;
     private final Duration syncInterval;
     /** The mirrors' clock, read again when Redis's answer arrives (see {@link BatchedLimits#sync}). */
     private final LongSupplier nanoTime;
 
-    BatchedRedisBackend(RedisTokenBuckets redis, LocalBackend local, Duration syncInterval, LongSupplier nanoTime) {
+    BatchedRedisBackend(RedisLimits redis, LocalBackend local, Duration syncInterval, LongSupplier nanoTime) {
         this.redis = redis;
         this.local = local;
         this.syncInterval = syncInterval;

@@ -38,14 +38,14 @@ final class HandBack {
     }
 
     /** Caps the shared state of every key whose local state is not unused, in chunks of round trips. */
-    static void capShared(RedisTokenBuckets redis, LocalBackend local, Mirrors mirrors, long nowNanos)
+    static void capShared(RedisLimits redis, LocalBackend local, Mirrors mirrors, long nowNanos)
             throws RedisUnavailableException {
         int instances = local.instances();
         List<LocalLimits.Balance> balances = local.notUnused(nowNanos);
-        for (int from = 0; from < balances.size(); from += RedisTokenBuckets.CHARGE_CHUNK) {
+        for (int from = 0; from < balances.size(); from += RedisLimits.CHARGE_CHUNK) {
             List<LocalLimits.Balance> chunk = balances.subList(from,
-                    Math.min(balances.size(), from + RedisTokenBuckets.CHARGE_CHUNK));
-            List<RedisTokenBuckets.Charge> ceilings = new ArrayList<>(chunk.size());
+                    Math.min(balances.size(), from + RedisLimits.CHARGE_CHUNK));
+            List<RedisLimits.Charge> ceilings = new ArrayList<>(chunk.size());
             for (LocalLimits.Balance b : chunk) {
                 // The local state started from the mirror's, which already counts what the next sync will charge:
                 // add that back, or it would be taken twice. A debt cannot be a ceiling: 0 at least.
@@ -54,7 +54,7 @@ final class HandBack {
                 for (int i = 0; i < ceiling.length; i++) {
                     ceiling[i] = Math.max(0, b.left()[i] * instances + pending);
                 }
-                ceilings.add(new RedisTokenBuckets.Charge(b.key(), b.shared(), ceiling));
+                ceilings.add(new RedisLimits.Charge(b.key(), b.shared(), ceiling));
             }
             List<SharedState> after = redis.cap(ceilings);
             for (int i = 0; i < chunk.size(); i++) {

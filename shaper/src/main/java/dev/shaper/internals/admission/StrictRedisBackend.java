@@ -9,10 +9,10 @@ import dev.shaper.internals.redis.RedisUnavailableException;
  */
 final class StrictRedisBackend implements RedisBackend {
 
-    private final RedisTokenBuckets redis;
+    private final RedisLimits redis;
     private final LocalBackend local;
 
-    StrictRedisBackend(RedisTokenBuckets redis, LocalBackend local) {
+    StrictRedisBackend(RedisLimits redis, LocalBackend local) {
         this.redis = redis;
         this.local = local;
     }

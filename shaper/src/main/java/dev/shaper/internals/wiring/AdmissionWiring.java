@@ -2,7 +2,7 @@ package dev.shaper.internals.wiring;
 
 import dev.shaper.ShaperConfig;
 import dev.shaper.internals.admission.AdmissionController;
-import dev.shaper.internals.admission.RedisTokenBuckets;
+import dev.shaper.internals.admission.RedisLimits;
 import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.internals.scheduling.DaemonThreadScheduler;
 import java.util.function.IntSupplier;
@@ -34,7 +34,7 @@ public final class AdmissionWiring {
      */
     public static AdmissionController forConfig(ShaperConfig config, RedisClients.Client redis,
                                                 IntSupplier liveInstances, int inputPartitions) {
-        RedisTokenBuckets buckets = redis == null ? null : new RedisTokenBuckets(redis);
+        RedisLimits buckets = redis == null ? null : new RedisLimits(redis);
         return new AdmissionController(buckets, config.admissionMode(), config.admissionSyncInterval(),
                 config.redisPingInterval(), liveInstances, inputPartitions,
                 new DaemonThreadScheduler("shaper-admission"), System::nanoTime);

@@ -88,7 +88,7 @@ class AdmissionControllerIT {
     /** A started controller, as ShaperApplication makes it, on the test's scheduler and clock. */
     private AdmissionController controller(String uri, AdmissionMode mode, Duration timeout, Duration sync,
                                            int liveInstances) {
-        RedisTokenBuckets redis = new RedisTokenBuckets(uri, timeout, RedisClients.reconnectDelayFor(PING));
+        RedisLimits redis = new RedisLimits(uri, timeout, RedisClients.reconnectDelayFor(PING));
         AdmissionController controller = new AdmissionController(redis, mode, sync, PING, () -> liveInstances,
                 scheduler, scheduler::nanoTime);
         resources.add(controller);
@@ -153,7 +153,7 @@ class AdmissionControllerIT {
             assertThat(shared("many-" + i, rule)).as("many-" + i + " charged").isLessThan(1.5);
         }
         assertThat(shared("many-" + (keys - 1), rule)).as("the last key charged").isLessThan(1.5);
-        int chunk = RedisTokenBuckets.CHARGE_CHUNK;
+        int chunk = RedisLimits.CHARGE_CHUNK;
         assertThat(roundTrips).as("round trips of a sync").hasValue((keys + chunk - 1) / chunk);
         assertThat(controller.switchesToLocal()).isZero();
         assertThat(controller.backend()).isEqualTo(AdmissionController.Backend.REDIS);
@@ -614,7 +614,7 @@ class AdmissionControllerIT {
                 AdmissionMode.STRICT, TIMEOUT);
         assertThat(refused.backend()).isEqualTo(AdmissionController.Backend.LOCAL);
 
-        try (RedisTokenBuckets buckets = new RedisTokenBuckets(server.uri(), TIMEOUT, PING)) {
+        try (RedisLimits buckets = new RedisLimits(server.uri(), TIMEOUT, PING)) {
             assertThat(buckets.description()).isEqualTo("redis://127.0.0.1:" + server.port());
         }
         List<ILoggingEvent> events = logs.events();
@@ -628,11 +628,11 @@ class AdmissionControllerIT {
 
     @Test
     void tlsUrisParseAndAreDescribedWithoutCredentials() {
-        try (RedisTokenBuckets tls = new RedisTokenBuckets("rediss://user:t0p-secret@127.0.0.1:6390/2", TIMEOUT,
+        try (RedisLimits tls = new RedisLimits("rediss://user:t0p-secret@127.0.0.1:6390/2", TIMEOUT,
                 PING)) {
             assertThat(tls.description()).isEqualTo("rediss://127.0.0.1:6390/2");
         }
-        try (RedisTokenBuckets passwordOnly = new RedisTokenBuckets("rediss://:t0p-secret@redis.example:6380",
+        try (RedisLimits passwordOnly = new RedisLimits("rediss://:t0p-secret@redis.example:6380",
                 TIMEOUT, PING)) {
             assertThat(passwordOnly.description()).isEqualTo("rediss://redis.example:6380");
         }

@@ -57,7 +57,7 @@ class AdmissionLimitsControllerIT {
         if (server == null) {
             server = RedisServer.start();
         }
-        RedisTokenBuckets redis = new RedisTokenBuckets(server.uri(), TIMEOUT, RedisClients.reconnectDelayFor(PING));
+        RedisLimits redis = new RedisLimits(server.uri(), TIMEOUT, RedisClients.reconnectDelayFor(PING));
         AdmissionController controller = new AdmissionController(redis, mode, SYNC, PING, () -> 1, scheduler,
                 scheduler::nanoTime);
         resources.add(controller);

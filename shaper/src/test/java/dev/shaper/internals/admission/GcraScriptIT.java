@@ -99,17 +99,17 @@ class GcraScriptIT {
     void aChargePastTheBurstIsADebtAndACapNeverGivesBack() throws Exception {
         String key = newKey();
         AdmissionPolicy policy = gcra(new AdmissionLimit(SLOW, 1000, 10));
-        List<SharedState> charged = redis.buckets().charge(List.of(new RedisTokenBuckets.Charge(bytes(key), policy,
+        List<SharedState> charged = redis.buckets().charge(List.of(new RedisLimits.Charge(bytes(key), policy,
                 new double[] {25})));
         assertThat(charged.get(0).left()[0]).isCloseTo(-15, within(0.01));
 
-        List<SharedState> raised = redis.buckets().cap(List.of(new RedisTokenBuckets.Charge(bytes(key), policy,
+        List<SharedState> raised = redis.buckets().cap(List.of(new RedisLimits.Charge(bytes(key), policy,
                 new double[] {5})));
         assertThat(raised.get(0).left()[0]).as("never raised").isCloseTo(-15, within(0.01));
 
         String other = newKey();
         take(other, policy, 1);
-        List<SharedState> capped = redis.buckets().cap(List.of(new RedisTokenBuckets.Charge(bytes(other), policy,
+        List<SharedState> capped = redis.buckets().cap(List.of(new RedisLimits.Charge(bytes(other), policy,
                 new double[] {4})));
         assertThat(capped.get(0).left()[0]).as("lowered to the ceiling").isCloseTo(4, within(0.01));
     }
@@ -122,8 +122,8 @@ class GcraScriptIT {
         AdmissionPolicy policy = gcra(new AdmissionLimit(SLOW, 1000, 10));
 
         List<SharedState> states = redis.buckets().charge(List.of(
-                new RedisTokenBuckets.Charge(bytes(bad), policy, new double[] {1}),
-                new RedisTokenBuckets.Charge(bytes(good), policy, new double[] {4})));
+                new RedisLimits.Charge(bytes(bad), policy, new double[] {1}),
+                new RedisLimits.Charge(bytes(good), policy, new double[] {4})));
 
         assertThat(states.get(0)).isNull();
         assertThat(states.get(1).left()[0]).isCloseTo(6, within(0.01));
@@ -185,17 +185,17 @@ class GcraScriptIT {
                         new AdmissionLimit(1000, 3_600_000, 1000)).subList(0, limits));
                 redis.sync().flushall();
                 String one = String.format(Locale.ROOT, "memkey-%d-%08d", a, 0);
-                redis.buckets().charge(List.of(new RedisTokenBuckets.Charge(bytes(one), policy, new double[] {100})));
+                redis.buckets().charge(List.of(new RedisLimits.Charge(bytes(one), policy, new double[] {100})));
                 usage[a] = 0;
                 for (String name : redis.sync().keys(algorithm.keyPrefix() + "{" + one + "}*")) {
                     usage[a] += redis.sync().memoryUsage(name);
                 }
                 long before = usedMemory();
-                for (int from = 1; from <= 10_000; from += RedisTokenBuckets.CHARGE_CHUNK) {
-                    List<RedisTokenBuckets.Charge> charges = new java.util.ArrayList<>();
-                    for (int i = from; i < Math.min(10_001, from + RedisTokenBuckets.CHARGE_CHUNK); i++) {
+                for (int from = 1; from <= 10_000; from += RedisLimits.CHARGE_CHUNK) {
+                    List<RedisLimits.Charge> charges = new java.util.ArrayList<>();
+                    for (int i = from; i < Math.min(10_001, from + RedisLimits.CHARGE_CHUNK); i++) {
                         String key = String.format(Locale.ROOT, "memkey-%d-%08d", a, i);
-                        charges.add(new RedisTokenBuckets.Charge(bytes(key), policy, new double[] {100}));
+                        charges.add(new RedisLimits.Charge(bytes(key), policy, new double[] {100}));
                     }
                     redis.buckets().charge(charges);
                 }

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The limits scripts against a real redis-server of their own (on a free port): several token buckets per key
  * ({@code token-bucket.lua} with lists), {@code fixed-window.lua} and {@code sliding-window.lua}, through {@link
- * RedisTokenBuckets} as the shaper calls them and directly as another service would. Redis's clock (TIME) cannot
+ * RedisLimits} as the shaper calls them and directly as another service would. Redis's clock (TIME) cannot
  * be advanced: tests use windows long enough that none ends during them (an hour, waiting out the rare hour that is
  * about to end), write a window's counters themselves to set up a state, or, where a boundary is the point, use
  * windows of a second and read where in its window each call fell from the script's own answer.
@@ -349,13 +349,13 @@ class LimitScriptsIT {
         String a = newKey();
         String b = newKey();
         String c = newKey();
-        redis.buckets().charge(List.of(new RedisTokenBuckets.Charge(bytes(a), fixed, new double[] {1})));
+        redis.buckets().charge(List.of(new RedisLimits.Charge(bytes(a), fixed, new double[] {1})));
         assertThat(redis.server().call("SCRIPT", "FLUSH")).isEqualTo("OK");
 
         List<SharedState> states = redis.buckets().charge(List.of(
-                new RedisTokenBuckets.Charge(bytes(a), fixed, new double[] {5}),
-                new RedisTokenBuckets.Charge(bytes(b), sliding, new double[] {7}),
-                new RedisTokenBuckets.Charge(bytes(c), buckets2, new double[] {60})));
+                new RedisLimits.Charge(bytes(a), fixed, new double[] {5}),
+                new RedisLimits.Charge(bytes(b), sliding, new double[] {7}),
+                new RedisLimits.Charge(bytes(c), buckets2, new double[] {60})));
         assertThat(current(states.get(0))).containsExactly(6, 6);
         assertThat(current(states.get(1))).containsExactly(7);
         assertThat(states.get(2).left()[0]).isCloseTo(40, within(0.01));
@@ -380,8 +380,8 @@ class LimitScriptsIT {
         assertThatThrownBy(() -> take(bad, policy, 1)).isInstanceOf(BucketUnusableException.class)
                 .hasMessageContaining("WRONGTYPE");
         List<SharedState> states = redis.buckets().charge(List.of(
-                new RedisTokenBuckets.Charge(bytes(bad), policy, new double[] {1}),
-                new RedisTokenBuckets.Charge(bytes(good), policy, new double[] {4})));
+                new RedisLimits.Charge(bytes(bad), policy, new double[] {1}),
+                new RedisLimits.Charge(bytes(good), policy, new double[] {4})));
         assertThat(states.get(0)).isNull();
         assertThat(current(states.get(1))).containsExactly(4, 4);
         assertThat(redis.sync().get(counter(bad, HOUR_MS, now))).as("untouched").isEqualTo("3");
@@ -439,11 +439,11 @@ class LimitScriptsIT {
         String key = newKey();
         AdmissionPolicy policy = windows(AdmissionAlgorithm.FIXED_WINDOW, 10, HOUR_MS, 100, 24 * HOUR_MS);
         take(key, policy, 2);
-        List<SharedState> capped = redis.buckets().cap(List.of(new RedisTokenBuckets.Charge(bytes(key), policy,
+        List<SharedState> capped = redis.buckets().cap(List.of(new RedisLimits.Charge(bytes(key), policy,
                 new double[] {3, 200})));
         assertThat(current(capped.get(0))).as("the hour raised to 7, the day's 2 left alone").containsExactly(7, 2);
         assertThat(capped.get(0).left()).containsExactly(3, 98);
-        capped = redis.buckets().cap(List.of(new RedisTokenBuckets.Charge(bytes(key), policy,
+        capped = redis.buckets().cap(List.of(new RedisLimits.Charge(bytes(key), policy,
                 new double[] {5, 200})));
         assertThat(current(capped.get(0))).as("never lowered").containsExactly(7, 2);
     }
@@ -475,7 +475,7 @@ class LimitScriptsIT {
         assertThat(single.allowed()).isTrue();
         assertThat(single.tokensLeft()).isCloseTo(1, within(0.01));
         // Cap sets a ceiling per limit
-        List<SharedState> capped = redis.buckets().cap(List.of(new RedisTokenBuckets.Charge(bytes(key), policy,
+        List<SharedState> capped = redis.buckets().cap(List.of(new RedisLimits.Charge(bytes(key), policy,
                 new double[] {0.5, 2})));
         assertThat(capped.get(0).left()[0]).isCloseTo(0.5, within(0.01));
         assertThat(capped.get(0).left()[1]).as("never raised").isCloseTo(0, within(0.01));
@@ -486,7 +486,7 @@ class LimitScriptsIT {
     @Test
     void everyCallTellsTheObserverItsKindAndAnEmptyChargeTellsNothing() throws Exception {
         List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (RedisTokenBuckets own = new RedisTokenBuckets(redis.server().uri(), Duration.ofSeconds(2),
+        try (RedisLimits own = new RedisLimits(redis.server().uri(), Duration.ofSeconds(2),
                 Duration.ofMillis(100))) {
             own.observeCalls((command, nanos) -> told.add(command + (nanos > 0 ? "" : " in no time")));
             String key = newKey();
@@ -495,10 +495,10 @@ class LimitScriptsIT {
 
             own.take(bytes(key), rule, 1);
             own.take(bytes(key), window, 1);
-            own.charge(List.of(new RedisTokenBuckets.Charge(bytes(key), rule, new double[] {1})));
-            own.cap(List.of(new RedisTokenBuckets.Charge(bytes(key), rule, new double[] {5})));
-            own.charge(List.of(new RedisTokenBuckets.Charge(bytes(key), window, new double[] {1})));
-            own.cap(List.of(new RedisTokenBuckets.Charge(bytes(key), window, new double[] {5})));
+            own.charge(List.of(new RedisLimits.Charge(bytes(key), rule, new double[] {1})));
+            own.cap(List.of(new RedisLimits.Charge(bytes(key), rule, new double[] {5})));
+            own.charge(List.of(new RedisLimits.Charge(bytes(key), window, new double[] {1})));
+            own.cap(List.of(new RedisLimits.Charge(bytes(key), window, new double[] {5})));
             assertThat(own.charge(List.of())).isEmpty();
             assertThat(own.charge(List.of())).isEmpty();
             own.ping();

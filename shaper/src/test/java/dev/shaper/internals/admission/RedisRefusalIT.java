@@ -62,7 +62,7 @@ class RedisRefusalIT {
     }
 
     private AdmissionController controller(String uri, Path trustedCas) {
-        RedisTokenBuckets redis = new RedisTokenBuckets(uri, TIMEOUT, RedisClients.reconnectDelayFor(PING),
+        RedisLimits redis = new RedisLimits(uri, TIMEOUT, RedisClients.reconnectDelayFor(PING),
                 trustedCas);
         AdmissionController controller = new AdmissionController(redis, AdmissionMode.STRICT, Duration.ofMillis(50),
                 PING, () -> 1, scheduler, scheduler::nanoTime);

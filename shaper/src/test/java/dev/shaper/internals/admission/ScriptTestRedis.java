@@ -20,7 +20,7 @@ final class ScriptTestRedis implements BeforeAllCallback, AfterAllCallback {
     private RedisServer server;
     private RedisClient client;
     private RedisCommands<String, String> commands;
-    private RedisTokenBuckets buckets;
+    private RedisLimits buckets;
 
     @Override
     public void beforeAll(ExtensionContext context) {
@@ -28,7 +28,7 @@ final class ScriptTestRedis implements BeforeAllCallback, AfterAllCallback {
         client = RedisClient.create(server.uri());
         StatefulRedisConnection<String, String> connection = client.connect();
         commands = connection.sync();
-        buckets = new RedisTokenBuckets(server.uri(), Duration.ofSeconds(2), Duration.ofMillis(100));
+        buckets = new RedisLimits(server.uri(), Duration.ofSeconds(2), Duration.ofMillis(100));
     }
 
     @Override
@@ -55,7 +55,7 @@ final class ScriptTestRedis implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** The shaper's client, as admission calls it. */
-    RedisTokenBuckets buckets() {
+    RedisLimits buckets() {
         return buckets;
     }
 }

@@ -75,8 +75,8 @@ class TokenBucketScriptIT {
     }
 
     /** A batched charge of {@code consumed} to the bucket of {@code rule}. */
-    private static RedisTokenBuckets.Charge charge(byte[] admissionKey, AdmissionRule rule, double consumed) {
-        return new RedisTokenBuckets.Charge(admissionKey, AdmissionPolicy.of(rule), new double[] {consumed});
+    private static RedisLimits.Charge charge(byte[] admissionKey, AdmissionRule rule, double consumed) {
+        return new RedisLimits.Charge(admissionKey, AdmissionPolicy.of(rule), new double[] {consumed});
     }
 
     /** Each bucket's balance after a charge (NaN for a key of the wrong type). */
@@ -467,9 +467,9 @@ class TokenBucketScriptIT {
     @Test
     void chargingManyKeysAtOnceChargesEachExactlyOnce() throws Exception {
         AdmissionRule rule = new AdmissionRule(SLOW, 100);
-        List<RedisTokenBuckets.Charge> charges = new ArrayList<>();
+        List<RedisLimits.Charge> charges = new ArrayList<>();
         List<String> keys = new ArrayList<>();
-        for (int i = 0; i < 3 * RedisTokenBuckets.KEYS_PER_CALL + 5; i++) { // several script calls, one partial
+        for (int i = 0; i < 3 * RedisLimits.KEYS_PER_CALL + 5; i++) { // several script calls, one partial
             String key = newKey();
             keys.add(key);
             charges.add(charge(bytes(key), rule, 1 + i % 7));
@@ -496,9 +496,9 @@ class TokenBucketScriptIT {
                 .addCommand(io.lettuce.core.protocol.CommandType.PTTL)
                 .addCommand(io.lettuce.core.protocol.CommandType.PEXPIRE))).isEqualTo("OK");
         String uri = "redis://scripts-only:pw@" + redis.server().host() + ":" + redis.server().port();
-        try (RedisTokenBuckets limited = new RedisTokenBuckets(uri, Duration.ofSeconds(2), Duration.ofMillis(100))) {
+        try (RedisLimits limited = new RedisLimits(uri, Duration.ofSeconds(2), Duration.ofMillis(100))) {
             AdmissionRule rule = new AdmissionRule(SLOW, 10);
-            List<RedisTokenBuckets.Charge> charges = new ArrayList<>();
+            List<RedisLimits.Charge> charges = new ArrayList<>();
             List<String> keys = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 keys.add(newKey());

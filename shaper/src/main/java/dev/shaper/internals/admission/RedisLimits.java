@@ -34,7 +34,7 @@ import reactor.core.Disposable;
  * <p>Two connections: one for the per-record calls of the strict mode and the pings, one owned by the
  * batched mode's sync, which pipelines its commands (auto-flush off) so that all keys cost one round trip.
  */
-public final class RedisTokenBuckets implements AutoCloseable {
+public final class RedisLimits implements AutoCloseable {
 
     /** Buckets charged per script call: enough to spare Redis most per-call work, short enough not to block it. */
     static final int KEYS_PER_CALL = 128;
@@ -70,7 +70,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * @param uri     {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS
      * @param timeout the longest any command may take; a slower Redis counts as down
      */
-    public RedisTokenBuckets(String uri, Duration timeout, Duration reconnectDelay) {
+    public RedisLimits(String uri, Duration timeout, Duration reconnectDelay) {
         this(uri, timeout, reconnectDelay, null);
     }
 
@@ -78,7 +78,7 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * @param trustedCas for {@code rediss://}: a PEM file of the certificate authorities to trust instead of the
      *                   JVM's truststore, or null for the JVM's
      */
-    public RedisTokenBuckets(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas) {
+    public RedisLimits(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas) {
         this(RedisClients.create(uri, timeout, reconnectDelay, trustedCas), true);
     }
 
@@ -86,11 +86,11 @@ public final class RedisTokenBuckets implements AutoCloseable {
      * Buckets on the instance's Redis client, which they share with the capacity and do not close: their own
      * connections on it, closed with them.
      */
-    public RedisTokenBuckets(RedisClients.Client redis) {
+    public RedisLimits(RedisClients.Client redis) {
         this(redis, false);
     }
 
-    private RedisTokenBuckets(RedisClients.Client redis, boolean ownsClient) {
+    private RedisLimits(RedisClients.Client redis, boolean ownsClient) {
         this.redis = redis;
         this.ownsClient = ownsClient;
         // A command on a connection that is down fails with "not connected": the reconnect's own failure says
