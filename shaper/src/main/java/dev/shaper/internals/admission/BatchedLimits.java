@@ -125,29 +125,41 @@ final class BatchedLimits implements HandBack.Mirrors {
         // thousands, with many keys) would outlast the timeout of a perfectly healthy Redis and count as down.
         for (int from = 0; from < charges.size(); from += RedisLimits.CHARGE_CHUNK) {
             int to = Math.min(charges.size(), from + RedisLimits.CHARGE_CHUNK);
-            List<SharedState> states;
+            RedisLimits.Charged charged;
             try {
-                states = redis.charge(charges.subList(from, to));
+                charged = redis.charge(charges.subList(from, to));
             } catch (RedisUnavailableException e) {
-                // This chunk and the ones after it were not charged: their consumption stays pending.
-                for (int i = from; i < touched.size(); i++) {
-                    LimitsMirror mirror = touched.get(i);
-                    synchronized (mirror) {
-                        mirror.unsynced += amounts.get(i);
-                    }
-                }
+                keepPending(touched, amounts, from, touched.size()); // maybe charged: taken as not
                 throw e;
             }
             long answeredNanos = clock.getAsLong();
             for (int i = from; i < to; i++) {
                 LimitsMirror mirror = touched.get(i);
+                if (charged.refused().get(i - from)) {
+                    keepPending(touched, amounts, i, i + 1); // Redis refused its call: it did not run
+                    continue;
+                }
                 synchronized (mirror) {
                     // What was admitted here while the charge was on its way is not in the shared state yet.
-                    mirror.adopt(states.get(i - from), answeredNanos);
+                    mirror.adopt(charged.states().get(i - from), answeredNanos);
                 }
+            }
+            if (charged.failure() != null) {
+                keepPending(touched, amounts, to, touched.size()); // the chunks after this one were not sent
+                throw charged.failure();
             }
         }
         return touched.size();
+    }
+
+    /** The consumption of mirrors {@code from} to {@code to} (excluded) was not charged: it stays pending. */
+    private static void keepPending(List<LimitsMirror> touched, List<Double> amounts, int from, int to) {
+        for (int i = from; i < to; i++) {
+            LimitsMirror mirror = touched.get(i);
+            synchronized (mirror) {
+                mirror.unsynced += amounts.get(i);
+            }
+        }
     }
 
     /** A mirror's state now, to seed the local fallback with. */

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
@@ -235,32 +236,49 @@ public final class RedisLimits implements AutoCloseable {
     }
 
     /**
+     * What a pipelined charge did, charge by charge (in the order given): the state afterwards, or null for a key
+     * whose Redis state cannot be used (another type of value) and for a charge Redis refused. A call Redis answered
+     * with an error (a refusal: an ACL that denies a script's command, out of memory) did not run, while the other
+     * calls of the same round trip did: the refused charges are in {@code refused}, and the first refusal is
+     * {@code failure} (null when none was refused).
+     */
+    public record Charged(List<SharedState> states, BitSet refused, RedisUnavailableException failure) {
+
+        /** The states, or the failure when a call was refused. */
+        List<SharedState> orThrow() throws RedisUnavailableException {
+            if (failure != null) {
+                throw failure;
+            }
+            return states;
+        }
+    }
+
+    /**
      * Charges every limit of each key with what was admitted locally, in one pipelined round trip bounded by the
      * timeout (so keep a call to a few hundred charges: the batched mode sends them in chunks), and returns each key's
-     * state afterwards (which includes what other instances and services consumed), or null for a key whose Redis
-     * state cannot be used (another type of value).
+     * state afterwards (which includes what other instances and services consumed).
      *
      * <p>Several keys go into one script call (see {@link ChargeCalls}). A charge that did run is never sent twice
-     * (see {@link RedisScriptRunner#pipelined}); a timeout leaves the outcome unknown: the exception then means
-     * "maybe charged".
+     * (see {@link RedisScriptRunner#pipelined}): what Redis refused is named in the result, apart from what ran. A
+     * timeout or a lost connection leaves the outcome unknown: the exception then means "maybe charged".
      */
-    public List<SharedState> charge(List<Charge> charges) throws RedisUnavailableException {
-        return charges.isEmpty() ? List.of()
+    public Charged charge(List<Charge> charges) throws RedisUnavailableException {
+        return charges.isEmpty() ? new Charged(List.of(), new BitSet(), null)
                 : observed("charge", () -> chargeUntimed(charges, LimitScript.Mode.CHARGE));
     }
 
     /**
      * Lowers what each limit has left to at most its ceiling (never raises it), and returns the states afterwards: how
      * a shaper that admitted from local state hands its estimate of what is left back to Redis, whose state refilled
-     * meanwhile (or restarted empty).
+     * meanwhile (or restarted empty). A cap sent again lowers nothing twice: any refusal fails the whole call.
      */
     public List<SharedState> cap(List<Charge> ceilings) throws RedisUnavailableException {
         return ceilings.isEmpty() ? List.of()
-                : observed("charge", () -> chargeUntimed(ceilings, LimitScript.Mode.CAP));
+                : observed("charge", () -> chargeUntimed(ceilings, LimitScript.Mode.CAP)).orThrow();
     }
 
     /** Groups the charges by script, then into calls as {@link ChargeCalls} does, and pipelines them all at once. */
-    private List<SharedState> chargeUntimed(List<Charge> charges, LimitScript.Mode mode)
+    private Charged chargeUntimed(List<Charge> charges, LimitScript.Mode mode)
             throws RedisUnavailableException {
         StatefulRedisConnection<byte[], byte[]> c;
         List<RedisScriptRunner.Call> calls = new ArrayList<>();
@@ -300,6 +318,8 @@ public final class RedisLimits implements AutoCloseable {
             List<RedisFuture<List<Object>>> replies = RedisScriptRunner.pipelined(c, calls, redis.timeout(),
                     redis.description());
             SharedState[] states = new SharedState[charges.size()];
+            BitSet refused = new BitSet();
+            RedisUnavailableException failure = null;
             for (int k = 0; k < calls.size(); k++) {
                 RedisFuture<List<Object>> reply = replies.get(k);
                 if (BucketUnusableException.isWrongType(reply.getError())) {
@@ -308,12 +328,22 @@ public final class RedisLimits implements AutoCloseable {
                     continue;
                 }
                 List<Integer> indexes = members.get(k);
+                List<Object> answer;
+                try {
+                    answer = RedisScriptRunner.replyOf(reply, redis.description());
+                } catch (RedisUnavailableException e) {
+                    if (!(e.getCause() instanceof RedisCommandExecutionException)) {
+                        throw e; // no answer: maybe charged
+                    }
+                    indexes.forEach(refused::set); // Redis refused the call: it did not run, unlike the others
+                    failure = failure == null ? e : failure;
+                    continue;
+                }
                 List<Integer> limits = new ArrayList<>(indexes.size());
                 for (int index : indexes) {
                     limits.add(charges.get(index).policy().size());
                 }
-                List<SharedState> parsed = LimitScript.parseAll(algorithms.get(k),
-                        RedisScriptRunner.replyOf(reply, redis.description()), limits);
+                List<SharedState> parsed = LimitScript.parseAll(algorithms.get(k), answer, limits);
                 for (int j = 0; j < indexes.size(); j++) {
                     states[indexes.get(j)] = parsed.get(j);
                     if (parsed.get(j) == null) {
@@ -321,7 +351,7 @@ public final class RedisLimits implements AutoCloseable {
                     }
                 }
             }
-            return Arrays.asList(states);
+            return new Charged(Arrays.asList(states), refused, failure);
         } catch (RedisException | IllegalStateException | IllegalArgumentException | ClassCastException e) {
             throw unavailable(e);
         }

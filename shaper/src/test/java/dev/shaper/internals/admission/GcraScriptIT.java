@@ -100,7 +100,7 @@ class GcraScriptIT {
         String key = newKey();
         AdmissionPolicy policy = gcra(new AdmissionLimit(SLOW, 1000, 10));
         List<SharedState> charged = redis.buckets().charge(List.of(new RedisLimits.Charge(bytes(key), policy,
-                new double[] {25})));
+                new double[] {25}))).orThrow();
         assertThat(charged.get(0).left()[0]).isCloseTo(-15, within(0.01));
 
         List<SharedState> raised = redis.buckets().cap(List.of(new RedisLimits.Charge(bytes(key), policy,
@@ -123,7 +123,7 @@ class GcraScriptIT {
 
         List<SharedState> states = redis.buckets().charge(List.of(
                 new RedisLimits.Charge(bytes(bad), policy, new double[] {1}),
-                new RedisLimits.Charge(bytes(good), policy, new double[] {4})));
+                new RedisLimits.Charge(bytes(good), policy, new double[] {4}))).orThrow();
 
         assertThat(states.get(0)).isNull();
         assertThat(states.get(1).left()[0]).isCloseTo(6, within(0.01));
@@ -185,7 +185,7 @@ class GcraScriptIT {
                         new AdmissionLimit(1000, 3_600_000, 1000)).subList(0, limits));
                 redis.sync().flushall();
                 String one = String.format(Locale.ROOT, "memkey-%d-%08d", a, 0);
-                redis.buckets().charge(List.of(new RedisLimits.Charge(bytes(one), policy, new double[] {100})));
+                redis.buckets().charge(List.of(new RedisLimits.Charge(bytes(one), policy, new double[] {100}))).orThrow();
                 usage[a] = 0;
                 for (String name : redis.sync().keys(algorithm.keyPrefix() + "{" + one + "}*")) {
                     usage[a] += redis.sync().memoryUsage(name);
@@ -197,7 +197,7 @@ class GcraScriptIT {
                         String key = String.format(Locale.ROOT, "memkey-%d-%08d", a, i);
                         charges.add(new RedisLimits.Charge(bytes(key), policy, new double[] {100}));
                     }
-                    redis.buckets().charge(charges);
+                    redis.buckets().charge(charges).orThrow();
                 }
                 LOG.info(String.format(Locale.ROOT, "%-14s %d limit(s): MEMORY USAGE %d bytes, used_memory %d bytes"
                         + " per key", algorithm, limits, usage[a], (usedMemory() - before) / 10_000));

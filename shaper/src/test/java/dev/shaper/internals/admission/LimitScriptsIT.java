@@ -349,13 +349,13 @@ class LimitScriptsIT {
         String a = newKey();
         String b = newKey();
         String c = newKey();
-        redis.buckets().charge(List.of(new RedisLimits.Charge(bytes(a), fixed, new double[] {1})));
+        redis.buckets().charge(List.of(new RedisLimits.Charge(bytes(a), fixed, new double[] {1}))).orThrow();
         assertThat(redis.server().call("SCRIPT", "FLUSH")).isEqualTo("OK");
 
         List<SharedState> states = redis.buckets().charge(List.of(
                 new RedisLimits.Charge(bytes(a), fixed, new double[] {5}),
                 new RedisLimits.Charge(bytes(b), sliding, new double[] {7}),
-                new RedisLimits.Charge(bytes(c), buckets2, new double[] {60})));
+                new RedisLimits.Charge(bytes(c), buckets2, new double[] {60}))).orThrow();
         assertThat(current(states.get(0))).containsExactly(6, 6);
         assertThat(current(states.get(1))).containsExactly(7);
         assertThat(states.get(2).left()[0]).isCloseTo(40, within(0.01));
@@ -381,7 +381,7 @@ class LimitScriptsIT {
                 .hasMessageContaining("WRONGTYPE");
         List<SharedState> states = redis.buckets().charge(List.of(
                 new RedisLimits.Charge(bytes(bad), policy, new double[] {1}),
-                new RedisLimits.Charge(bytes(good), policy, new double[] {4})));
+                new RedisLimits.Charge(bytes(good), policy, new double[] {4}))).orThrow();
         assertThat(states.get(0)).isNull();
         assertThat(current(states.get(1))).containsExactly(4, 4);
         assertThat(redis.sync().get(counter(bad, HOUR_MS, now))).as("untouched").isEqualTo("3");
@@ -499,8 +499,8 @@ class LimitScriptsIT {
             own.cap(List.of(new RedisLimits.Charge(bytes(key), rule, new double[] {5})));
             own.charge(List.of(new RedisLimits.Charge(bytes(key), window, new double[] {1})));
             own.cap(List.of(new RedisLimits.Charge(bytes(key), window, new double[] {5})));
-            assertThat(own.charge(List.of())).isEmpty();
-            assertThat(own.charge(List.of())).isEmpty();
+            assertThat(own.charge(List.of()).states()).isEmpty();
+            assertThat(own.cap(List.of())).isEmpty();
             own.ping();
             own.probeScript(AdmissionAlgorithm.TOKEN_BUCKET);
         }

@@ -384,7 +384,7 @@ class TokenBucketScriptIT {
 
         // When: a strict take and a batched charge, each of 1, under the same rule
         AdmissionDecision taken = take(bytes(strict), rule, 1);
-        List<Double> charged = balances(redis.buckets().charge(List.of(charge(bytes(batched), rule, 1))));
+        List<Double> charged = balances(redis.buckets().charge(List.of(charge(bytes(batched), rule, 1))).orThrow());
 
         // Then: each starts from the stored 4, not from a full bucket
         assertThat(taken.allowed()).isTrue();
@@ -399,7 +399,7 @@ class TokenBucketScriptIT {
         String second = newKey();
         String third = newKey();
         AdmissionRule rule = new AdmissionRule(SLOW, 100);
-        assertThat(balances(redis.buckets().charge(List.of(charge(bytes(first), rule, 1)))))
+        assertThat(balances(redis.buckets().charge(List.of(charge(bytes(first), rule, 1))).orThrow()))
                 .singleElement().satisfies(b -> assertThat(b).isCloseTo(99, within(0.01)));
 
         assertThat(redis.server().call("SCRIPT", "FLUSH")).isEqualTo("OK");
@@ -407,7 +407,7 @@ class TokenBucketScriptIT {
         List<Double> balances = balances(redis.buckets().charge(List.of(
                 charge(bytes(first), rule, 5),
                 charge(bytes(second), rule, 7),
-                charge(bytes(third), rule, 150))));
+                charge(bytes(third), rule, 150))).orThrow());
         assertThat(balances).hasSize(3);
         assertThat(balances.get(0)).isCloseTo(94, within(0.01));
         assertThat(balances.get(1)).isCloseTo(93, within(0.01));
@@ -474,7 +474,7 @@ class TokenBucketScriptIT {
             keys.add(key);
             charges.add(charge(bytes(key), rule, 1 + i % 7));
         }
-        List<Double> balances = balances(redis.buckets().charge(charges));
+        List<Double> balances = balances(redis.buckets().charge(charges).orThrow());
         assertThat(balances).hasSize(charges.size());
         for (int i = 0; i < charges.size(); i++) {
             assertThat(balances.get(i)).as(keys.get(i)).isCloseTo(100 - (1 + i % 7), within(0.01));
@@ -504,7 +504,7 @@ class TokenBucketScriptIT {
                 keys.add(newKey());
                 charges.add(charge(bytes(keys.get(i)), rule, 3));
             }
-            assertThat(balances(limited.charge(charges))).hasSize(20)
+            assertThat(balances(limited.charge(charges).orThrow())).hasSize(20)
                     .allSatisfy(b -> assertThat(b).isCloseTo(7, within(0.01)));
             for (String key : keys) {
                 assertThat(balance(key, SLOW, 10)).isCloseTo(7, within(0.01));
