@@ -52,18 +52,9 @@ class OutputTopicMissingIT {
     void shouldPauseWhileTheOutputTopicIsMissingAndResumeWithoutLossWhenItIsBack() throws Exception {
         // Given: one running instance
         String name = "output-missing";
-        broker.createTopics(2, name + "-in");
-        broker.createTopics(1, name + "-out", name + "-rejected");
-        Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
-        ShaperInstance.useTopics(settings, name);
-        settings.put(ShaperConfig.SHAPING_RATE_CONFIG, 20.0);
-        settings.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, 60_000L);
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                broker.bootstrapServers()));
-             ShaperInstance shaper = ShaperInstance.start(settings)) {
-            ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
-            int port = shaper.application().httpPort();
-            Await.until("ready", Duration.ofSeconds(30), () -> Http.get(port, "/health/ready").status() == 200);
+        try (Admin admin = admin();
+             ShaperInstance shaper = ShaperInstance.start(settings(name, 20.0, 60_000L))) {
+            int port = awaitReady(shaper);
 
             // When: the output topic is deleted
             admin.deleteTopics(List.of(name + "-out")).all().get();
@@ -105,18 +96,9 @@ class OutputTopicMissingIT {
     void shouldLoseOnlyWhatTheDeletedOutputTopicHeldUnreadWhenItIsDeletedWhileRecordsAreReleased() throws Exception {
         // Given: one running instance releasing a queue at 10/s per key, its output read as it is written
         String name = "output-deleted-busy";
-        broker.createTopics(2, name + "-in");
-        broker.createTopics(1, name + "-out", name + "-rejected");
-        Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
-        ShaperInstance.useTopics(settings, name);
-        settings.put(ShaperConfig.SHAPING_RATE_CONFIG, 10.0);
-        settings.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, 120_000L);
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                broker.bootstrapServers()));
-             ShaperInstance shaper = ShaperInstance.start(settings)) {
-            ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
-            int port = shaper.application().httpPort();
-            Await.until("ready", Duration.ofSeconds(30), () -> Http.get(port, "/health/ready").status() == 200);
+        try (Admin admin = admin();
+             ShaperInstance shaper = ShaperInstance.start(settings(name, 10.0, 120_000L))) {
+            int port = awaitReady(shaper);
             List<CollectedRecord> readFromTheOldTopic;
             try (CommittedRecordCollector old = CommittedRecordCollector.start(broker.bootstrapServers(),
                     name + "-out", name + "-rejected")) {
@@ -157,6 +139,32 @@ class OutputTopicMissingIT {
         }
     }
 
+    /**
+     * The settings of an instance named {@code name}, at {@code ratePerSecond} per key and {@code maxDelayMs}, on
+     * topics of its own, created here: two input partitions.
+     */
+    private static Map<String, Object> settings(String name, double ratePerSecond, long maxDelayMs) {
+        broker.createTopics(2, name + "-in");
+        broker.createTopics(1, name + "-out", name + "-rejected");
+        Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
+        ShaperInstance.useTopics(settings, name);
+        settings.put(ShaperConfig.SHAPING_RATE_CONFIG, ratePerSecond);
+        settings.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, maxDelayMs);
+        return settings;
+    }
+
+    private static Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
+    }
+
+    /** Waits until {@code shaper} runs its tasks and is ready; its HTTP port. */
+    private static int awaitReady(ShaperInstance shaper) {
+        ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
+        int port = shaper.application().httpPort();
+        Await.until("ready", Duration.ofSeconds(30), () -> Http.get(port, "/health/ready").status() == 200);
+        return port;
+    }
+
     /** The sequence numbers of {@code sent} read from neither topic, by key. */
     private static Map<String, List<Long>> missing(List<PacedProducer.Sent> sent, List<CollectedRecord> fromOld,
                                                    List<CollectedRecord> fromNew) {
@@ -194,20 +202,11 @@ class OutputTopicMissingIT {
     void shouldPauseWhileAChangelogIsMissingWithRecordsBeingReleasedAndShapeEachOnceWhenItIsBack() throws Exception {
         // Given: one running instance releasing a queue at 10/s per key
         String name = "changelog-missing";
-        broker.createTopics(2, name + "-in");
-        broker.createTopics(1, name + "-out", name + "-rejected");
-        Map<String, Object> settings = ShaperInstance.baseSettings(broker.bootstrapServers(), name);
-        ShaperInstance.useTopics(settings, name);
-        settings.put(ShaperConfig.SHAPING_RATE_CONFIG, 10.0);
-        settings.put(ShaperConfig.SHAPING_MAX_DELAY_MS_CONFIG, 120_000L);
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                broker.bootstrapServers()));
-             ShaperInstance shaper = ShaperInstance.start(settings);
+        try (Admin admin = admin();
+             ShaperInstance shaper = ShaperInstance.start(settings(name, 10.0, 120_000L));
              CommittedRecordCollector collector = CommittedRecordCollector.start(broker.bootstrapServers(),
                      name + "-out", name + "-rejected")) {
-            ShaperInstance.awaitBalanced(Duration.ofSeconds(60), shaper);
-            int port = shaper.application().httpPort();
-            Await.until("ready", Duration.ofSeconds(30), () -> Http.get(port, "/health/ready").status() == 200);
+            int port = awaitReady(shaper);
             List<PacedProducer.Sent> sent = PacedProducer.send(broker.bootstrapServers(), name + "-in", 2, 100,
                     Duration.ofSeconds(2), Map.of());
             Await.until("records queued", Duration.ofSeconds(30),

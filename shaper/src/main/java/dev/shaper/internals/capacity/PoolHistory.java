@@ -2,6 +2,7 @@ package dev.shaper.internals.capacity;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.function.DoubleBinaryOperator;
 
 /**
  * What a pool was over the last seconds, so that a release is held to the pool in effect when it is stamped, not only
@@ -42,34 +43,30 @@ final class PoolHistory {
         }
     }
 
-    /** The highest pool from {@code wallMs} until now, {@code current} being the pool now. */
-    double highestSince(long wallMs, double current) {
-        double highest = current;
-        Iterator<Change> newestFirst = changes.descendingIterator();
-        while (newestFirst.hasNext()) {
-            Change change = newestFirst.next();
-            highest = Math.max(highest, change.pool);
-            if (change.fromMs <= wallMs) {
-                break;
-            }
-        }
-        return highest;
-    }
-
     /**
      * The lowest pool from {@code wallMs} until now, {@code current} being the pool now: what a release stamped at
      * {@code wallMs} may be held to.
      */
     double lowestSince(long wallMs, double current) {
-        double lowest = current;
+        return mostSince(wallMs, current, Math::min);
+    }
+
+    /** The highest pool from {@code wallMs} until now, {@code current} being the pool now. */
+    double highestSince(long wallMs, double current) {
+        return mostSince(wallMs, current, Math::max);
+    }
+
+    /** {@code current} and every pool in effect since {@code wallMs}, folded by {@code most}. */
+    private double mostSince(long wallMs, double current, DoubleBinaryOperator most) {
+        double result = current;
         Iterator<Change> newestFirst = changes.descendingIterator();
         while (newestFirst.hasNext()) {
             Change change = newestFirst.next();
-            lowest = Math.min(lowest, change.pool);
+            result = most.applyAsDouble(result, change.pool);
             if (change.fromMs <= wallMs) {
                 break; // in effect at wallMs: nothing earlier matters
             }
         }
-        return lowest;
+        return result;
     }
 }
