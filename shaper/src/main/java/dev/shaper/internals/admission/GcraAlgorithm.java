@@ -1,5 +1,8 @@
 package dev.shaper.internals.admission;
 
+import java.util.List;
+import java.util.Locale;
+
 /**
  * GCRA, the generic cell rate algorithm: the leaky bucket as a meter. Each limit keeps one number per key, the
  * theoretical arrival time (TAT): when the key would be back to a full burst if nothing more came. A record of cost c
@@ -11,8 +14,25 @@ package dev.shaper.internals.admission;
  */
 final class GcraAlgorithm extends ScriptedAlgorithm {
 
+    /**
+     * The fastest limit: Redis keeps a TAT in whole microseconds (an integer is Redis's most compact string), so each
+     * charge rounds one emission interval by up to half a microsecond, 1 % of the interval at this rate.
+     */
+    static final double MAX_RATE_PER_SECOND = 20_000;
+
     GcraAlgorithm() {
         super("gcra", "shaper:gcra:", "dev/shaper/gcra.lua");
+    }
+
+    @Override
+    public void check(List<AdmissionLimit> limits) {
+        for (AdmissionLimit limit : limits) {
+            if (limit.ratePerSecond() > MAX_RATE_PER_SECOND) {
+                throw new IllegalArgumentException(String.format(Locale.ROOT, "a gcra limit of %s units per second"
+                        + " is faster than gcra counts exactly (at most %,.0f per second); use token-bucket",
+                        limit.ratePerSecond(), MAX_RATE_PER_SECOND));
+            }
+        }
     }
 
     @Override
@@ -20,7 +40,10 @@ final class GcraAlgorithm extends ScriptedAlgorithm {
         return new ArrivalTime(nowNanos);
     }
 
-    /** An arrival time stays: what it says (how far ahead of now) holds under the new rate as a debt to pay. */
+    /**
+     * An arrival time stays: what it says (how far ahead of now) holds under the new rate as a debt to pay. So unlike
+     * a token bucket's balance, a larger burst is there at once and a new rate rescales what is left.
+     */
     @Override
     public LimitState fit(LimitState current, AdmissionLimit limit, long nowNanos) {
         return current instanceof ArrivalTime ? current : newState(limit, nowNanos);

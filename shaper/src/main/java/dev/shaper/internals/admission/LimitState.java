@@ -17,9 +17,10 @@ interface LimitState {
     double left(AdmissionLimit limit, long nowNanos);
 
     /**
-     * How long until {@code cost} fits, if nothing more is counted meanwhile: 0 if it fits now, {@link #NEVER} if
-     * it never will. By default, for a state that gives back the limit's rate per second: until what is missing has
-     * come back.
+     * How long until {@code cost} fits, if nothing more is counted meanwhile: 0 if it fits now; {@link #NEVER} if
+     * it never will, where the algorithm can tell (a window, for a cost above its amount). By default, for a state
+     * that gives back the limit's rate per second: until what is missing has come back, which a cost above the burst
+     * never finds, so the caller compares the cost with the burst first.
      */
     default long waitNanos(AdmissionLimit limit, double cost, long nowNanos) {
         double left = left(limit, nowNanos);

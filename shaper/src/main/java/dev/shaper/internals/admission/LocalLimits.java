@@ -17,7 +17,7 @@ import org.apache.kafka.common.utils.Bytes;
  */
 final class LocalLimits {
 
-    /** The most states {@link #seed} fills the map to with keys it did not hold: about 15 MB of heap. */
+    /** The most states {@link #seed} fills the map to with keys it did not hold: bounds the heap a seed may take. */
     static final int MAX_SEEDED_KEYS = 100_000;
 
     private final ConcurrentHashMap<Bytes, Entry> states = new ConcurrentHashMap<>();
@@ -68,11 +68,6 @@ final class LocalLimits {
             entry.shared = shared;
             entry.states.adopt(share, known, Math.max(1, instances), 0, nowNanos);
         }
-    }
-
-    /** Whether {@code key} has a state (a key without one starts unused). */
-    boolean has(byte[] key) {
-        return states.containsKey(Bytes.wrap(key));
     }
 
     /** True if {@code known} says nothing more than a fresh state would: every limit has all of it left. */

@@ -105,7 +105,7 @@ public final class RedisLimits implements AutoCloseable {
     }
 
     /**
-     * Runs {@code action} whenever one of the client's connections to Redis is established (these buckets' or, on the
+     * Runs {@code action} whenever one of the client's connections to Redis is established (these limits' or, on the
      * instance's client, the capacity's), the first time or again after an outage. It runs on a Lettuce I/O thread,
      * so it must hand its work over rather than block.
      */
@@ -448,7 +448,7 @@ public final class RedisLimits implements AutoCloseable {
         return c;
     }
 
-    /** Closes these buckets' connections, and the client if it is theirs alone. */
+    /** Closes these limits' connections, and the client if it is theirs alone. */
     @Override
     public synchronized void close() {
         reconnectEvents.dispose();

@@ -66,10 +66,11 @@ public final class RedisScriptRunner implements AutoCloseable {
     }
 
     /**
-     * Sends {@code calls} in one pipeline on {@code c} (whose auto-flush is off) and waits, at most {@code timeout} in
-     * all, for every reply, failed ones included; the calls Redis answers NOSCRIPT are sent once more, the first of
-     * each script as an EVAL that loads it: a call that did run is never sent twice. A timeout leaves the outcome
-     * unknown. Read each reply with {@link #replyOf}.
+     * Sends {@code calls} in one pipeline on {@code c} (whose auto-flush is off) and waits, at most {@code timeout},
+     * for every reply, failed ones included; the calls Redis answers NOSCRIPT are sent once more, the first of each
+     * script as an EVAL that loads it, and waited for as long again (so up to twice {@code timeout} after Redis lost
+     * its scripts): a call that did run is never sent twice. A timeout leaves the outcome unknown. Read each reply
+     * with {@link #replyOf}.
      *
      * @param description where the calls go, without credentials, for the exception's message
      */

@@ -1,6 +1,5 @@
 package dev.shaper.internals.admission;
 
-import java.util.List;
 import java.util.stream.Stream;
 
 /** The algorithms as sources of parameterized tests: {@code @MethodSource("...AdmissionAlgorithms#all")}. */
@@ -17,11 +16,6 @@ final class AdmissionAlgorithms {
     /** The algorithms without a burst: the fixed and the sliding window. */
     static Stream<AdmissionAlgorithm> windows() {
         return all().filter(a -> !a.hasBurst());
-    }
-
-    /** The algorithms with a burst. */
-    static Stream<AdmissionAlgorithm> withBurst() {
-        return all().filter(AdmissionAlgorithm::hasBurst);
     }
 
     /** The current window's count per limit, in a window algorithm's state. */
@@ -55,10 +49,5 @@ final class AdmissionAlgorithms {
     /** One token bucket of {@code rate} per second and {@code burst}, as a rule's admission.rate and burst. */
     static AdmissionPolicy oneBucket(double rate, double burst) {
         return AdmissionPolicy.of(new AdmissionRule(rate, burst));
-    }
-
-    /** The algorithms as a list. */
-    static List<AdmissionAlgorithm> list() {
-        return AdmissionAlgorithm.all();
     }
 }

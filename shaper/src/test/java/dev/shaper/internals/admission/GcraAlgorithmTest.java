@@ -1,6 +1,7 @@
 package dev.shaper.internals.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.util.List;
@@ -15,6 +16,14 @@ class GcraAlgorithmTest {
 
     private static AdmissionPolicy gcra(AdmissionLimit... limits) {
         return new AdmissionPolicy(AdmissionAlgorithm.GCRA, List.of(limits));
+    }
+
+    @Test
+    void shouldRefuseALimitFasterThanWholeMicrosecondsCountExactly() {
+        assertThat(gcra(new AdmissionLimit(20_000, 1000, 100)).size()).isOne();
+        assertThatThrownBy(() -> gcra(new AdmissionLimit(30_000, 1000, 100)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("30000.0 units per second").hasMessageContaining("use token-bucket");
     }
 
     @Test
