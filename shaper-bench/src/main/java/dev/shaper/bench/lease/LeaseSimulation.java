@@ -37,7 +37,6 @@ final class LeaseSimulation implements AutoCloseable {
     private static final Duration ANSWER_WAIT = Duration.ofSeconds(60);
 
     private final LeaseBenchOptions options;
-    private final RedisServer server;
     private final int n;
     private final int partitions;
     private final LongSupplier clockMs;
@@ -58,7 +57,6 @@ final class LeaseSimulation implements AutoCloseable {
     /** @param server a redis-server of this simulation's own, with {@code DEBUG} enabled */
     LeaseSimulation(LeaseBenchOptions options, RedisServer server, int instances) {
         this.options = options;
-        this.server = server;
         this.n = instances;
         this.partitions = LeaseBenchOptions.PARTITIONS_PER_INSTANCE * instances;
         long origin = System.nanoTime();
@@ -113,8 +111,8 @@ final class LeaseSimulation implements AutoCloseable {
 
         begin();
         for (int move = 0; move < 3; move++) {
-            // the first window is not the skewed pattern's, so that every move changes the demands
-            int from = (move + 1) * n / 3;
+            // no window is the skewed pattern's, so that every move changes the demands
+            int from = (move + 1) * n / 4;
             setDemands(slot -> Math.floorMod(slot - from, n) < hot() ? heavy() : light());
             Thread.sleep(phaseMs / 2);
         }
@@ -132,13 +130,12 @@ final class LeaseSimulation implements AutoCloseable {
 
     /** Puts redis-server to sleep; returns the pattern's name, which says so if Redis did not sleep. */
     private String pause() {
-        String reply;
         try {
-            reply = server.call("DEBUG", "SLEEP", Double.toString(options.pauseMs() / 1000.0));
+            load.pause(Duration.ofMillis(options.pauseMs()));
+            return "Redis pause";
         } catch (RuntimeException e) {
-            reply = e.getMessage();
+            return "Redis pause (DEBUG SLEEP failed: " + e.getMessage() + ")";
         }
-        return "OK".equals(reply) ? "Redis pause" : "Redis pause (DEBUG SLEEP failed: " + reply + ")";
     }
 
     private double even() {
@@ -241,7 +238,6 @@ final class LeaseSimulation implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         sampler.shutdownNow();
-        watchdog.shutdownNow();
         for (int slot = 0; slot < n; slot++) {
             SimulatedInstance instance = slots.getAndSet(slot, null);
             if (instance != null) {
@@ -251,6 +247,8 @@ final class LeaseSimulation implements AutoCloseable {
         for (Thread thread : threads) {
             thread.join(5_000);
         }
+        // after the instances: a renewal that ends while they stop still schedules its timeout
+        watchdog.shutdownNow();
         load.close();
         client.close();
     }

@@ -3,13 +3,18 @@ package dev.shaper.bench.lease;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What redis-server says it spent: its CPU ({@code INFO cpu}, user plus system) and its EVALSHA calls and their
- * time ({@code INFO commandstats}), on a connection of its own.
+ * The simulation's own connection to redis-server, apart from the instances': what the server says it spent (its
+ * CPU from {@code INFO cpu}, user plus system, and its EVALSHA calls and their time from {@code INFO
+ * commandstats}), and the pause of the Redis pause pattern.
  */
 final class RedisLoad implements AutoCloseable {
 
@@ -36,8 +41,19 @@ final class RedisLoad implements AutoCloseable {
         this.connection = client.connect();
     }
 
+    /** One {@code INFO all}, so that the CPU and the calls are read at the same moment. */
     Snapshot snapshot() {
-        return parse(connection.sync().info("cpu") + "\n" + connection.sync().info("commandstats"));
+        return parse(connection.sync().info("all"));
+    }
+
+    /**
+     * Puts redis-server to sleep ({@code DEBUG SLEEP}, which needs {@code enable-debug-command}) and returns when it
+     * wakes: behind a saturated server's backlog the sleep starts only when its turn comes.
+     */
+    void pause(Duration duration) {
+        StringCodec codec = StringCodec.UTF8;
+        connection.sync().dispatch(CommandType.DEBUG, new StatusOutput<>(codec),
+                new CommandArgs<>(codec).add("SLEEP").add(duration.toMillis() / 1000.0));
     }
 
     static Snapshot parse(String info) {

@@ -37,7 +37,7 @@ final class SimulatedInstance implements Runnable {
     private final LongSupplier clockMs;
     private final ScheduledExecutorService watchdog;
     private final long timeoutMs;
-    private final ReleaseWindow released = new ReleaseWindow();
+    private final SimulatedReleases released = new SimulatedReleases();
 
     private volatile double demand;
     private double rate;
@@ -46,9 +46,10 @@ final class SimulatedInstance implements Runnable {
     /** When the last answer came in time, and when the last answer came at all. */
     private long lastLeaseMs = -1;
     private long lastAnsweredMs = -1;
-    /** The calls made so far, and the last one given up on at the timeout. */
+    /** The calls made so far, the last one given up on at the timeout, and the last one answered. */
     private long calls;
     private long gaveUpOn;
+    private long answeredCall;
     private long firstDueMs;
     private boolean renewSoon;
     private boolean alive = true;
@@ -147,7 +148,7 @@ final class SimulatedInstance implements Runnable {
             lease = leases.renew(PriorityDemand.ofHighest(demand), partitions, held);
         } catch (RedisUnavailableException | RuntimeException e) {
             giveUp.cancel(false);
-            if (!gaveUp(call)) {
+            if (!answer(call)) {
                 log.failed();
                 fallBack(clockMs.getAsLong());
             }
@@ -156,7 +157,7 @@ final class SimulatedInstance implements Runnable {
         giveUp.cancel(false);
         long end = clockMs.getAsLong();
         synchronized (this) {
-            boolean inTime = call != gaveUpOn;
+            boolean inTime = !answer(call);
             log.answered(end - start, lastAnsweredMs < 0 ? -1 : end - lastAnsweredMs, inTime);
             lastAnsweredMs = end;
             // a late answer is one the shaper's client dropped at its timeout: the instance stays fallen back
@@ -170,16 +171,26 @@ final class SimulatedInstance implements Runnable {
         }
     }
 
-    /** The shaper's client would give up on {@code call} now, unless it was answered. */
+    /**
+     * The shaper's client would give up on {@code call} now, unless it was answered; while it still waits, the
+     * instance falls back again every renewal, as the shaper does on renewals that keep failing (without their
+     * calls).
+     */
     private synchronized void giveUp(long call) {
-        if (call == calls && gaveUpOn != call) {
+        if (call != calls || answeredCall == call || !alive) {
+            return;
+        }
+        if (gaveUpOn != call) {
             gaveUpOn = call;
             log.failed();
-            fallBack(clockMs.getAsLong());
         }
+        fallBack(clockMs.getAsLong());
+        watchdog.schedule(() -> giveUp(call), intervalMs + timeoutMs, TimeUnit.MILLISECONDS);
     }
 
-    private synchronized boolean gaveUp(long call) {
+    /** The answer to {@code call}, or its failure, came; returns whether the client had given up on it already. */
+    private synchronized boolean answer(long call) {
+        answeredCall = call;
         return gaveUpOn == call;
     }
 

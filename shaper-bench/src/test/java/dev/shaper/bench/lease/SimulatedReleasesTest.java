@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
 
-class ReleaseWindowTest {
+class SimulatedReleasesTest {
 
     @Test
     void shouldCountWhatWasReleasedInTheLastSecondOnly() {
         // Given: 100/s from 0 ms, 20/s from 1,500 ms
-        ReleaseWindow window = new ReleaseWindow();
+        SimulatedReleases window = new SimulatedReleases();
         window.releaseAt(0, 100);
         window.releaseAt(1_500, 20);
 
@@ -22,7 +22,7 @@ class ReleaseWindowTest {
 
     @Test
     void shouldCountNothingBeforeTheFirstRelease() {
-        ReleaseWindow window = new ReleaseWindow();
+        SimulatedReleases window = new SimulatedReleases();
         assertThat(window.lastSecond(5_000)).isZero();
 
         window.releaseAt(5_000, 40);

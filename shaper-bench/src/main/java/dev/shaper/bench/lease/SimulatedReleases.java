@@ -8,7 +8,7 @@ import java.util.Iterator;
  * {@code held} that the shaper's pool counts from its releases (the higher of that and the rate is what the
  * lease entry reserves).
  */
-final class ReleaseWindow {
+final class SimulatedReleases {
 
     private static final long WINDOW_MS = 1_000;
 
