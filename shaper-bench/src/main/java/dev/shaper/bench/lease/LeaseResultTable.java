@@ -8,7 +8,7 @@ final class LeaseResultTable {
 
     static final String HEADER = "| N | pattern | s | renewals sent/s (needed) | EVALSHA run/s | us per EVALSHA"
             + " | Redis CPU, % of a core | answered in time | answer p50/p99 ms | between answers p50/p99/max ms"
-            + " | INFO wait at end ms | max sum / C | to fair share ms: median, max (never) | Jain, last s"
+            + " | INFO wait at end ms | max sum / C | changes: reached, median and max ms; never | Jain, last s"
             + " | on static shares |\n"
             + "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
 
@@ -21,8 +21,8 @@ final class LeaseResultTable {
         RedisLoad.Snapshot redis = f.redis();
         double needed = f.instances() * 4_000.0 / leaseMs;
         List<Long> reached = f.fairness().reachedMs().stream().sorted().toList();
-        String toFair = (reached.isEmpty() ? "-" : reached.get((reached.size() - 1) / 2) + ", "
-                + reached.get(reached.size() - 1)) + " (" + f.fairness().unreached() + ")";
+        String toFair = reached.size() + (reached.isEmpty() ? "" : ", " + reached.get((reached.size() - 1) / 2)
+                + ", " + reached.get(reached.size() - 1)) + "; " + f.fairness().unreached();
         return "| " + String.join(" | ",
                 Integer.toString(f.instances()),
                 f.pattern(),
