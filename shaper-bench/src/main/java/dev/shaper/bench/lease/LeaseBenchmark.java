@@ -1,5 +1,6 @@
 package dev.shaper.bench.lease;
 
+import dev.shaper.bench.BenchCommandLine;
 import dev.shaper.testsupport.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,16 +18,9 @@ public final class LeaseBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        if (List.of(args).contains("--help")) {
-            System.out.print(LeaseBenchOptions.usage());
-            return;
-        }
-        LeaseBenchOptions options;
-        try {
-            options = LeaseBenchOptions.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
+        LeaseBenchOptions options = BenchCommandLine.options(args, LeaseBenchOptions.usage(), "lease simulation",
+                LeaseBenchOptions::parse);
+        if (options == null) {
             return;
         }
         StringBuilder results = new StringBuilder();
