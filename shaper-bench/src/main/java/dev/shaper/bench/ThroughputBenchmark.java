@@ -56,16 +56,9 @@ public final class ThroughputBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        if (List.of(args).contains("--help")) {
-            System.out.println(BenchmarkOptions.usage());
-            return;
-        }
-        BenchmarkOptions options;
-        try {
-            options = BenchmarkOptions.parse(args, System.getProperties());
-        } catch (IllegalArgumentException e) {
-            System.err.println("benchmark: " + e.getMessage());
-            System.exit(2);
+        BenchmarkOptions options = BenchCommandLine.options(args, BenchmarkOptions.usage(), "benchmark",
+                a -> BenchmarkOptions.parse(a, System.getProperties()));
+        if (options == null) {
             return;
         }
         List<String> header = new ArrayList<>();
