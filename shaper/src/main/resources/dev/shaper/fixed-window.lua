@@ -45,14 +45,16 @@
 -- only what the shaper needs): TIME, GET, INCRBY and PEXPIRE.
 --
 -- The lines it shares with the other scripts stand in admission-common.lua (with the sliding-window and gcra
--- scripts) and window-counters.lua (with the sliding-window script), which the shaper puts in place of the
--- "-- #include" lines below when it loads the script: a service that runs the script itself pastes those files
--- there.
+-- scripts), limit-lists.lua (with the sliding-window and token-bucket scripts) and window-counters.lua (with the
+-- sliding-window script), which the shaper puts in place of the "-- #include" lines below when it loads the
+-- script: a service that runs the script itself pastes those files there.
 
 local SCRIPT_NAME = 'fixed-window'
 
 -- The reply (answer, out) and reading a number (whole): the same in the scripts but the token bucket's.
 -- #include admission-common.lua
+-- items and limitsOnce, the same in the scripts that take lists of limits.
+-- #include limit-lists.lua
 -- The arguments, checked for every key (args), the counters (read, add) and Redis's time (now): the same in both
 -- window scripts.
 -- #include window-counters.lua

@@ -40,6 +40,9 @@
 -- enough); the call's wait is the longest of them. The key's TTL is the longest of its limits' TTLs (each as
 -- above). Single numbers keep the one-bucket contract above unchanged.
 
+-- The lines it shares with the window scripts stand in limit-lists.lua, which the shaper puts in place of the
+-- "-- #include" line below when it loads the script: a service that runs the script itself pastes that file there.
+
 -- Arguments are checked for every bucket before any bucket changes: a bad one fails the call with no effect.
 -- (Inline rather than through a helper function: this loop runs for every bucket of every call.)
 local function bad(i, offset, name, expected)
@@ -47,31 +50,17 @@ local function bad(i, offset, name, expected)
       .. tostring(ARGV[4 * (i - 1) + offset]))
 end
 
--- The items of a comma-separated list.
-local function items(text)
-  local values = {}
-  for item in string.gmatch(text or '', '[^,]+') do
-    values[#values + 1] = item
-  end
-  return values
-end
+-- items and limitsOnce, the same in the scripts that take lists of limits.
+-- #include limit-lists.lua
 
--- The rates and bursts of a key with several limits, with its hash's field names, or an error reply. Keys of
--- one policy share these two arguments: each pair is parsed once per call.
-local parsed = {}
-local function limitsOf(rateText, burstText)
-  local id = rateText .. '|' .. tostring(burstText)
-  local limits = parsed[id]
-  if limits then
-    return limits
-  end
-  local rates, bursts = items(rateText), items(burstText)
+-- The rates and bursts of a key with several limits, with its hash's field names, or an error reply.
+local function parseLimits(rates, bursts)
   local n = #rates
   if #bursts ~= n then
     return redis.error_reply('ERR token-bucket: rate and burst must list as many limits, got ' .. n .. ' and '
         .. #bursts)
   end
-  limits = { rates = {}, bursts = {}, fields = { 'tokens', 'ts' } }
+  local limits = { rates = {}, bursts = {}, fields = { 'tokens', 'ts' } }
   for l = 1, n do
     local rate, burst = tonumber(rates[l]), tonumber(bursts[l])
     if rate == nil or rate ~= rate or rate == math.huge or not (rate > 0) then
@@ -86,8 +75,11 @@ local function limitsOf(rateText, burstText)
       limits.fields[2 * l] = 'ts.' .. l
     end
   end
-  parsed[id] = limits
   return limits
+end
+
+local function limitsOf(rateText, burstText)
+  return limitsOnce(rateText, burstText, parseLimits)
 end
 
 -- The arguments of the i-th key when it has several limits (its rate is a list), or an error reply.
@@ -98,24 +90,10 @@ local function several(i)
     return limits
   end
   local n = #limits.rates
-  local costs = {}
-  local cost = tonumber(ARGV[j + 3])
-  if cost ~= nil then
-    for l = 1, n do
-      costs[l] = cost
-    end
-  else
-    local texts = items(ARGV[j + 3])
-    if #texts ~= n then
-      return redis.error_reply('ERR token-bucket: cost must be one number or one per limit, got '
-          .. tostring(ARGV[j + 3]))
-    end
-    for l = 1, n do
-      costs[l] = tonumber(texts[l])
-      if costs[l] == nil then
-        return redis.error_reply('ERR token-bucket: cost must be a number >= 0, got ' .. texts[l])
-      end
-    end
+  local costs, wrong, got = costsOf(ARGV[j + 3], n)
+  if costs == nil then
+    return redis.error_reply('ERR token-bucket: cost must be '
+        .. (wrong == 'count' and 'one number or one per limit' or 'a number >= 0') .. ', got ' .. got)
   end
   for l = 1, n do
     local c = costs[l]

@@ -2,8 +2,8 @@
 -- shaper puts it where a script has the line "-- #include window-counters.lua" when it loads the script
 -- (RedisScript.load); a service that runs one of them itself pastes it there.
 --
--- It expects SCRIPT_NAME, the name that starts the error replies ('fixed-window'), and admission-common.lua before
--- it (whole), and leaves for the rest:
+-- It expects SCRIPT_NAME, the name that starts the error replies ('fixed-window'), and admission-common.lua (whole)
+-- and limit-lists.lua (limitsOnce) before it, and leaves for the rest:
 --   args[i]      the checked arguments of KEYS[i]: { limits = { { max, window, name }, ... }, costs, mode }
 --   read, add    a counter's count, and adding to a counter (a new one gets its TTL)
 --   tally        what a call adds to each limit's current window, and what each limit has left then
@@ -18,25 +18,8 @@ local function bad(name, expected, got)
       .. tostring(got))
 end
 
--- The items of a comma-separated list.
-local function items(text)
-  local values = {}
-  for item in string.gmatch(text or '', '[^,]+') do
-    values[#values + 1] = item
-  end
-  return values
-end
-
--- The limits of a max and a window argument, or an error reply. Keys of one policy share these two arguments:
--- each pair is parsed once per call (the batched mode charges many keys per call).
-local parsed = {}
-local function limitsOf(maxText, windowText)
-  local id = tostring(maxText) .. '|' .. tostring(windowText)
-  local limits = parsed[id]
-  if limits then
-    return limits
-  end
-  local maxes, windows = items(maxText), items(windowText)
+-- The limits of a max and a window argument, or an error reply.
+local function parseLimits(maxes, windows, maxText)
   local n = #maxes
   if n == 0 then
     return bad('max', 'a number >= 1', maxText)
@@ -46,7 +29,7 @@ local function limitsOf(maxText, windowText)
         .. ' and '
         .. #windows)
   end
-  limits = {}
+  local limits = {}
   for l = 1, n do
     local max, window = tonumber(maxes[l]), tonumber(windows[l])
     if max == nil or max ~= max or max == math.huge or not (max >= 1) then
@@ -62,8 +45,11 @@ local function limitsOf(maxText, windowText)
     end
     limits[l] = { max = max, window = window, name = ':' .. string.format('%d', window) .. ':' }
   end
-  parsed[id] = limits
   return limits
+end
+
+local function limitsOf(maxText, windowText)
+  return limitsOnce(maxText, windowText, parseLimits)
 end
 
 local args = {}
@@ -78,23 +64,11 @@ for i = 1, #KEYS do
     return bad('mode', 'take, charge or cap', mode)
   end
   -- cost: one number for every limit, or for cap one per limit
-  local costs = {}
-  local cost = tonumber(ARGV[j + 3])
-  if cost ~= nil then
-    for l = 1, n do
-      costs[l] = cost
-    end
-  else
-    local texts = items(ARGV[j + 3])
-    if #texts ~= n or mode ~= 'cap' then
-      return bad('cost', 'one number, or for cap one per limit', ARGV[j + 3])
-    end
-    for l = 1, n do
-      costs[l] = tonumber(texts[l])
-      if costs[l] == nil then
-        return bad('cost', 'a number >= 0', texts[l])
-      end
-    end
+  local costs, wrong, got = costsOf(ARGV[j + 3], n)
+  if wrong == 'count' or (mode ~= 'cap' and tonumber(ARGV[j + 3]) == nil) then
+    return bad('cost', 'one number, or for cap one per limit', ARGV[j + 3])
+  elseif costs == nil then
+    return bad('cost', 'a number >= 0', got)
   end
   for l = 1, n do
     local c = costs[l]

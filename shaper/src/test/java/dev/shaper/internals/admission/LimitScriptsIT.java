@@ -405,10 +405,13 @@ class LimitScriptsIT {
             "fixed-window   | 10,20 | 1000         | 1   | take   | max and window must list as many limits, got 2 and 1",
             "sliding-window | 10,20 | 1000,1000    | 1   | take   | window must be a different length for each limit",
             "fixed-window   | 10,20 | 1000,2000    | 1,2 | take   | cost must be one number, or for cap one per limit",
+            "fixed-window   | 10,20 | 1000,2000    | 1,x | take   | cost must be one number, or for cap one per limit",
+            "sliding-window | 10,20 | 1000,2000    | 1,x | cap    | cost must be a number >= 0, got x",
             "token-bucket   | 10,x  | 10,10        | 1   | take   | rate must be a number > 0, got x",
             "token-bucket   | 10,1  | 10,0.5       | 1   | take   | burst must be a number >= 1, got 0.5",
             "token-bucket   | 10,1  | 10           | 1   | take   | rate and burst must list as many limits, got 2 and 1",
             "token-bucket   | 10,1  | 10,10        | 1,2,3 | cap  | cost must be one number or one per limit",
+            "token-bucket   | 10,1  | 10,10        | 1,x | charge | cost must be a number >= 0, got x",
             "token-bucket   | 10,1  | 10,10        | 1   | steal  | mode must be take, charge or cap, got steal",
     })
     void invalidArgumentsGiveAClearRedisErrorAndChangeNothing(AdmissionAlgorithm algorithm, String first,

@@ -24,9 +24,10 @@ class RedisScriptTest {
 
     @ParameterizedTest(name = "{0} with {1}")
     @CsvSource(delimiter = '|', value = {
-            "fixed-window   | admission-common window-counters",
-            "sliding-window | admission-common window-counters",
+            "fixed-window   | admission-common limit-lists window-counters",
+            "sliding-window | admission-common limit-lists window-counters",
             "gcra           | admission-common",
+            "token-bucket   | limit-lists",
     })
     void aScriptRunsWithEachSharedFragmentInPlaceOfItsIncludeLine(String name, String fragments) throws Exception {
         String file = resource("dev/shaper/" + name + ".lua");
@@ -44,7 +45,7 @@ class RedisScriptTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"token-bucket", "capacity-lease", "capacity-decision"})
+    @ValueSource(strings = {"capacity-lease", "capacity-decision"})
     void aScriptWithoutIncludeLinesRunsAsItsFileStands(String name) throws Exception {
         assertThat(RedisScript.load("dev/shaper/" + name + ".lua").source())
                 .isEqualTo(resource("dev/shaper/" + name + ".lua"));
