@@ -28,8 +28,8 @@
 -- once its releases of the larger part are more than a second old (every release of the instance waits for its own
 -- window of the last second), and a renewal whose answer is lost leaves the instance on its old part, which its
 -- entry still reserves. A grant never exceeds what the others' reservations
--- leave: an instance whose fair share grew gets it once the others have renewed with their smaller shares, within
--- one renewal period.
+-- leave: an instance whose fair share grew gets it once the others have renewed with their smaller shares and
+-- their releases at the larger ones are more than a second old.
 --
 -- A lost table (flushed, evicted, a failover to a replica that had not seen it, Redis restarted empty) must not
 -- let the next caller take C while the others still release at their parts. The table carries its epoch in a
