@@ -17,13 +17,13 @@ interface LimitState {
     double left(AdmissionLimit limit, long nowNanos);
 
     /**
-     * How long until {@code cost} fits, if nothing more is counted meanwhile: 0 if it fits now; {@link #NEVER} if
-     * it never will, where the algorithm can tell (a window, for a cost above its amount). By default, for a state
-     * that gives back the limit's rate per second: until what is missing has come back, which a cost above the burst
-     * never finds, so the caller compares the cost with the burst first.
+     * How long until {@code cost} fits, if nothing more is counted meanwhile, given {@code left}, what
+     * {@link #left} says now: 0 if it fits now; {@link #NEVER} if it never will, where the algorithm can tell (a
+     * window, for a cost above its amount). By default, for a state that gives back the limit's rate per second:
+     * until what is missing has come back, which a cost above the burst never finds, so the caller compares the cost
+     * with the burst first.
      */
-    default long waitNanos(AdmissionLimit limit, double cost, long nowNanos) {
-        double left = left(limit, nowNanos);
+    default long waitNanos(AdmissionLimit limit, double cost, double left, long nowNanos) {
         return left >= cost ? 0 : nanos((cost - left) / limit.ratePerSecond());
     }
 

@@ -47,7 +47,7 @@ final class LimitStates {
         for (int i = 0; i < n; i++) {
             AdmissionLimit limit = policy.limit(i);
             double left = states[i].left(limit, nowNanos);
-            long wait = states[i].waitNanos(limit, cost, nowNanos);
+            long wait = states[i].waitNanos(limit, cost, left, nowNanos);
             if (wait > 0 && (binding < 0 || wait > longest)) {
                 longest = wait;
                 binding = i;

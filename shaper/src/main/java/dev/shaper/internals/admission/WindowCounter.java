@@ -42,8 +42,8 @@ final class WindowCounter implements LimitState {
     }
 
     @Override
-    public long waitNanos(AdmissionLimit limit, double cost, long nowNanos) {
-        return waitNanos(limit.amount(), cost, nowNanos);
+    public long waitNanos(AdmissionLimit limit, double cost, double left, long nowNanos) {
+        return waitNanos(limit.amount(), cost, nowNanos); // from the counts themselves, not amount - left rounded
     }
 
     @Override
