@@ -37,7 +37,7 @@ import reactor.core.Disposable;
  */
 public final class RedisLimits implements AutoCloseable {
 
-    /** Buckets charged per script call: enough to spare Redis most per-call work, short enough not to block it. */
+    /** Keys charged per script call: enough to spare Redis most per-call work, short enough not to block it. */
     static final int KEYS_PER_CALL = 128;
 
     /**
@@ -84,8 +84,8 @@ public final class RedisLimits implements AutoCloseable {
     }
 
     /**
-     * Buckets on the instance's Redis client, which they share with the capacity and do not close: their own
-     * connections on it, closed with them.
+     * Admission's state on the instance's Redis client, which it shares with the capacity and does not close: its own
+     * connections on it, closed with it.
      */
     public RedisLimits(RedisClients.Client redis) {
         this(redis, false);
@@ -277,13 +277,15 @@ public final class RedisLimits implements AutoCloseable {
                 : observed("charge", () -> chargeUntimed(ceilings, LimitScript.Mode.CAP)).orThrow();
     }
 
+    /** One script call of a pipelined charge: its algorithm, and the places in the charges of its keys, in order. */
+    private record ChargeCall(RedisScriptRunner.Call call, AdmissionAlgorithm algorithm, List<Integer> indexes) {
+    }
+
     /** Groups the charges by script, then into calls as {@link ChargeCalls} does, and pipelines them all at once. */
     private Charged chargeUntimed(List<Charge> charges, LimitScript.Mode mode)
             throws RedisUnavailableException {
         StatefulRedisConnection<byte[], byte[]> c;
-        List<RedisScriptRunner.Call> calls = new ArrayList<>();
-        List<AdmissionAlgorithm> algorithms = new ArrayList<>();
-        List<List<Integer>> members = new ArrayList<>();
+        List<ChargeCall> calls = new ArrayList<>();
         try {
             c = pipeline();
             for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.all()) {
@@ -306,28 +308,28 @@ public final class RedisLimits implements AutoCloseable {
                         LimitScript.putArgs(args, j, charge.policy(), charge.amounts(), mode);
                         indexes.add(index);
                     }
-                    calls.add(new RedisScriptRunner.Call(algorithm.script(), keys, args));
-                    algorithms.add(algorithm);
-                    members.add(indexes);
+                    calls.add(new ChargeCall(new RedisScriptRunner.Call(algorithm.script(), keys, args), algorithm,
+                            indexes));
                 }
             }
         } catch (RedisException | IllegalStateException e) {
             throw unavailable(e);
         }
         try {
-            List<RedisFuture<List<Object>>> replies = RedisScriptRunner.pipelined(c, calls, redis.timeout(),
-                    redis.description());
+            List<RedisFuture<List<Object>>> replies = RedisScriptRunner.pipelined(c,
+                    calls.stream().map(ChargeCall::call).toList(), redis.timeout(), redis.description());
             SharedState[] states = new SharedState[charges.size()];
             BitSet refused = new BitSet();
             RedisUnavailableException failure = null;
             for (int k = 0; k < calls.size(); k++) {
                 RedisFuture<List<Object>> reply = replies.get(k);
+                ChargeCall call = calls.get(k);
                 if (BucketUnusableException.isWrongType(reply.getError())) {
                     // a call for one key fails as a whole on a counter of the wrong type: null
-                    Arrays.stream(calls.get(k).keys()).forEach(key -> unusable(key, reply.getError()));
+                    Arrays.stream(call.call().keys()).forEach(key -> unusable(key, reply.getError()));
                     continue;
                 }
-                List<Integer> indexes = members.get(k);
+                List<Integer> indexes = call.indexes();
                 List<Object> answer;
                 try {
                     answer = RedisScriptRunner.replyOf(reply, redis.description());
@@ -343,11 +345,11 @@ public final class RedisLimits implements AutoCloseable {
                 for (int index : indexes) {
                     limits.add(charges.get(index).policy().size());
                 }
-                List<SharedState> parsed = LimitScript.parseAll(algorithms.get(k), answer, limits);
+                List<SharedState> parsed = LimitScript.parseAll(call.algorithm(), answer, limits);
                 for (int j = 0; j < indexes.size(); j++) {
                     states[indexes.get(j)] = parsed.get(j);
                     if (parsed.get(j) == null) {
-                        unusable(calls.get(k).keys()[j], "WRONGTYPE");
+                        unusable(call.call().keys()[j], "WRONGTYPE");
                     }
                 }
             }
