@@ -19,18 +19,18 @@ import org.apache.kafka.common.utils.Bytes;
 final class QueueRetiming {
 
     private final TaskQueues.BandQueue queue;
-    /** The task's whole schedule, every band's: written before the key states, which count records of all bands. */
-    private final ScheduleStore schedule;
+    /** Writes the task's whole schedule, every band's, then the key states that count its records. */
+    private final Runnable flushInOrder;
     private final KeyStateStore keyStates;
     private final WaitingRates waitingRates;
     private final long nowNanos;
     private final Function<byte[], ShapingRule> ruleOf;
 
-    QueueRetiming(TaskQueues.BandQueue queue, ScheduleStore schedule, KeyStateStore keyStates,
+    QueueRetiming(TaskQueues.BandQueue queue, Runnable flushInOrder, KeyStateStore keyStates,
                   WaitingRates waitingRates, long nowNanos,
                   Function<byte[], ShapingRule> ruleOf) {
         this.queue = queue;
-        this.schedule = schedule;
+        this.flushInOrder = flushInOrder;
         this.keyStates = keyStates;
         this.waitingRates = waitingRates;
         this.nowNanos = nowNanos;
@@ -169,8 +169,7 @@ final class QueueRetiming {
         for (Map.Entry<Bytes, Retiming> key : moving.entrySet()) {
             updateSchedule(key.getKey().get(), key.getValue());
         }
-        schedule.flushCache();
-        keyStates.flushCache();
+        flushInOrder.run();
         return done;
     }
 

@@ -343,8 +343,7 @@ public final class TaskQueues {
             // Queued records reached RocksDB ahead of the commit: their keys' states and the virtual time their dues
             // count in go with them (under at-least-once a crash before the commit would restore records without),
             // after the other bands' pending records, which those states count too.
-            schedule.flushCache();
-            keyStates.flushCache();
+            flushInOrder();
         }
         return new Enqueued(true, storedBytes);
     }
@@ -375,7 +374,8 @@ public final class TaskQueues {
         for (BandQueue queue : bands.values()) {
             queue.waitingRate = 0;
             if (queue.queuedRecords > 0) {
-                done &= new QueueRetiming(queue, schedule, keyStates, waitingRates, nowNanos, ruleOf).bringForward(maxRecords);
+                done &= new QueueRetiming(queue, this::flushInOrder, keyStates, waitingRates, nowNanos, ruleOf)
+                        .bringForward(maxRecords);
             }
         }
         return done;
@@ -596,8 +596,7 @@ public final class TaskQueues {
             }
         };
         if (cut.run(new ArrayList<>(bands.values()), removal)) {
-            schedule.flushCache(); // every band's, then the states that count their records
-            keyStates.flushCache();
+            flushInOrder();
         }
         if (queuedRecords <= 0) {
             waitingRates.clear();
@@ -608,6 +607,15 @@ public final class TaskQueues {
     /** The fastest rate among the keys with records queued, in records per second; 0 when none waits. */
     public double fastestWaitingRate() {
         return waitingRates.fastest();
+    }
+
+    /**
+     * Writes what both stores hold in memory: the schedule, every band's, then the key states that count its records,
+     * so that what reaches RocksDB ahead of a commit never has a state counting a record its schedule lacks.
+     */
+    private void flushInOrder() {
+        schedule.flushCache();
+        keyStates.flushCache();
     }
 
     /**
