@@ -102,11 +102,12 @@ public final class OutputTopicsWatch implements AutoCloseable {
                 onLost.run();
             } else if (missing != null && !givenUp && System.nanoTime() - missingSinceNanos >= giveUpAfter.toNanos()) {
                 givenUp = true;
-                LOG.error("Output topics: {} has been missing for {} s (shaper.topics.missing.stop.ms); stopping this"
-                        + " instance with exit code 4. {}", missing, giveUpAfter.toSeconds(), changelogs.contains(missing)
+                String next = changelogs.contains(missing)
                         ? "What it queued before the changelog was deleted goes with it; create the changelog again"
                                 + " before the next start"
-                        : "Its queues are in its changelogs: start it again once the topic exists");
+                        : "Its queues are in its changelogs: start it again once the topic exists";
+                LOG.error("Output topics: {} has been missing for {} s (shaper.topics.missing.stop.ms); stopping this"
+                        + " instance with exit code 4. {}", missing, giveUpAfter.toSeconds(), next);
                 onGivenUp.run();
             } else if (missing == null && problem != null) {
                 problem = null;

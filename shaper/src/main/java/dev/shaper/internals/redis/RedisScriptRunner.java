@@ -24,7 +24,9 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RedisScriptRunner implements AutoCloseable {
 
-    /** Reads a script's reply; may throw {@link IllegalStateException} or {@link ClassCastException} on one it cannot. */
+    /**
+     * Reads a script's reply; may throw {@link IllegalStateException} or {@link ClassCastException} on one it cannot.
+     */
     @FunctionalInterface
     public interface Reply<T> {
         T parse(List<Object> reply);

@@ -186,7 +186,8 @@ class GcraScriptIT {
                         new AdmissionLimit(1000, 86_400_000, 1000)).subList(0, limits));
                 redis.sync().flushall();
                 String one = String.format(Locale.ROOT, "memkey-%d-%08d", a, 0);
-                redis.buckets().charge(List.of(new RedisLimits.Charge(bytes(one), policy, new double[] {100}))).orThrow();
+                redis.buckets().charge(List.of(new RedisLimits.Charge(bytes(one), policy, new double[] {100})))
+                        .orThrow();
                 usage[a] = 0;
                 for (String name : redis.sync().keys(algorithm.keyPrefix() + "{" + one + "}*")) {
                     usage[a] += redis.sync().memoryUsage(name);
