@@ -131,6 +131,16 @@ public final class ShaperConfig extends AbstractConfig {
             + " that cannot renew falls back to its static shares two leases after its last renewal, and holds no"
             + " more than its last part until then.";
 
+    /** The most lease renewals per second the application's instances make together. */
+    public static final String CAPACITY_RENEWALS_PER_SECOND_CONFIG = "shaper.capacity.renewals.per.second";
+    public static final String CAPACITY_RENEWALS_PER_SECOND_DOC = "With shaper.shaping.total.scope=cluster and Redis:"
+            + " the most lease renewals per second all instances of the application make together, each one call to"
+            + " Redis. While four renewals per shaper.capacity.lease.ms of every live instance stay within it, the"
+            + " lease is shaper.capacity.lease.ms; with more instances the lease grows with their number (1,000"
+            + " instances at 300 renewals/s: a 13.3 s lease, renewed every 3.3 s), so that the leases cost Redis the"
+            + " same however many instances there are, and a dead instance's part and a change of demand take that"
+            + " much longer to move. See docs/scaling.md.";
+
     /** Topic the database writers report their health to. */
     public static final String CAPACITY_FEEDBACK_TOPIC_CONFIG = "shaper.capacity.feedback.topic";
     public static final String CAPACITY_FEEDBACK_TOPIC_DOC = "Topic the database writers behind the output topic"
@@ -392,6 +402,8 @@ public final class ShaperConfig extends AbstractConfig {
                     SHAPING_TOTAL_SCOPE_DOC)
             .define(CAPACITY_LEASE_MS_CONFIG, Type.LONG, 1_000L, Range.between(100, 60_000), Importance.LOW,
                     CAPACITY_LEASE_MS_DOC)
+            .define(CAPACITY_RENEWALS_PER_SECOND_CONFIG, Type.INT, 300, Range.between(1, 1_000_000), Importance.LOW,
+                    CAPACITY_RENEWALS_PER_SECOND_DOC)
             .define(CAPACITY_FEEDBACK_TOPIC_CONFIG, Type.STRING, "", Importance.MEDIUM, CAPACITY_FEEDBACK_TOPIC_DOC)
             .define(CAPACITY_ADAPTIVE_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM, CAPACITY_ADAPTIVE_DOC)
             .define(CAPACITY_MIN_RATE_CONFIG, Type.DOUBLE, 0.0, new ZeroOrPositiveFinite(), Importance.MEDIUM,
@@ -764,6 +776,11 @@ public final class ShaperConfig extends AbstractConfig {
 
     public Duration capacityLease() {
         return Duration.ofMillis(getLong(CAPACITY_LEASE_MS_CONFIG));
+    }
+
+    /** The most lease renewals per second the application's instances make together. */
+    public int capacityRenewalsPerSecond() {
+        return getInt(CAPACITY_RENEWALS_PER_SECOND_CONFIG);
     }
 
     /** The topic of the writers' feedback, or null for none. */

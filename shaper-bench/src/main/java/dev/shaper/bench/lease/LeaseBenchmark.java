@@ -4,6 +4,8 @@ import dev.shaper.bench.BenchCommandLine;
 import dev.shaper.testsupport.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
+import dev.shaper.internals.capacity.LeaseCadence;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -31,7 +33,8 @@ public final class LeaseBenchmark {
         System.out.print(results);
         for (int n : options.instances()) {
             for (PhaseFigures phase : simulate(options, n)) {
-                String row = LeaseResultTable.row(phase, options.capacity(), options.leaseMs());
+                String row = LeaseResultTable.row(phase, options.capacity(),
+                        new LeaseCadence(Duration.ofMillis(options.leaseMs()), options.renewalsPerSecond()));
                 System.out.print(row);
                 results.append(row);
             }

@@ -1,5 +1,6 @@
 package dev.shaper.bench.lease;
 
+import dev.shaper.internals.capacity.LeaseCadence;
 import java.util.List;
 import java.util.Locale;
 
@@ -15,11 +16,12 @@ final class LeaseResultTable {
     private LeaseResultTable() {
     }
 
-    /** One row; {@code needed} renewals per second are N times four per lease. */
-    static String row(PhaseFigures f, double capacity, long leaseMs) {
+    /** One row; {@code needed} renewals per second are N times four per lease, at the lease N instances get. */
+    static String row(PhaseFigures f, double capacity, LeaseCadence cadence) {
         RenewalLog.Counts r = f.renewals();
         RedisLoad.Snapshot redis = f.redis();
-        double needed = f.instances() * 4_000.0 / leaseMs;
+        double needed = f.instances() * (double) LeaseCadence.RENEWALS_PER_LEASE * 1_000
+                / cadence.lease(f.instances()).toMillis();
         List<Long> reached = f.fairness().reachedMs().stream().sorted().toList();
         String toFair = reached.size() + (reached.isEmpty() ? "" : ", " + reached.get((reached.size() - 1) / 2)
                 + ", " + reached.get(reached.size() - 1)) + "; " + f.fairness().unreached();

@@ -1,5 +1,6 @@
 package dev.shaper.bench.lease;
 
+import dev.shaper.internals.capacity.LeaseCadence;
 import dev.shaper.internals.capacity.RedisCapacityLeases;
 import dev.shaper.internals.redis.RedisClients;
 import dev.shaper.testsupport.RedisServer;
@@ -197,9 +198,10 @@ final class LeaseSimulation implements AutoCloseable {
                 (slot + 1) * LeaseBenchOptions.PARTITIONS_PER_INSTANCE).boxed().toList();
         double capacity = options.capacity();
         RedisCapacityLeases leases = new RedisCapacityLeases(client, new RedisCapacityLeases.Terms(APPLICATION, id,
-                () -> capacity, partitions, Duration.ofMillis(options.leaseMs())));
+                () -> capacity, partitions));
         SimulatedInstance instance = new SimulatedInstance(slot, leases, own, capacity * own.size() / partitions,
-                options.leaseMs(), ledger, log, clockMs, firstDueMs, watchdog, options.timeoutMs());
+                new LeaseCadence(Duration.ofMillis(options.leaseMs()), options.renewalsPerSecond()), ledger, log,
+                clockMs, firstDueMs, watchdog, options.timeoutMs());
         instance.demand(demand);
         slots.set(slot, instance);
         Thread thread = new Thread(null, instance, id, STACK_BYTES);

@@ -1,8 +1,10 @@
 package dev.shaper.bench.lease;
 
 import dev.shaper.internals.capacity.CapacityLeases;
+import dev.shaper.internals.capacity.LeaseCadence;
 import dev.shaper.internals.capacity.PriorityDemand;
 import dev.shaper.internals.redis.RedisUnavailableException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -11,7 +13,8 @@ import java.util.function.LongSupplier;
 
 /**
  * One shaper instance as the lease coordination sees it, on a thread of its own: it renews its lease through the
- * real {@link CapacityLeases} every renewal interval after the previous renewal ended, and at once when it is told
+ * real {@link CapacityLeases} every renewal interval after the previous renewal ended (the shaper's
+ * {@link LeaseCadence}: longer with more live instances than the renewal budget covers), and at once when it is told
  * its partitions changed. A renewal not answered within the timeout counts as failed at the timeout, as in the
  * shaper; unlike the shaper, whose next renewal follows while the late one still waits in Redis, the instance waits
  * for the late answer (and drops it) before its next renewal, so that a saturated Redis holds at most one call per
@@ -30,8 +33,11 @@ final class SimulatedInstance implements Runnable {
     private final CapacityLeases leases;
     private final List<Integer> partitions;
     private final double staticShares;
-    private final long intervalMs;
-    private final long leaseMs;
+    private final LeaseCadence cadence;
+    /** The live instances as of the last answer: the lease's length follows them, as in the shaper. */
+    private int instances = 1;
+    /** The lease the last answer in time was asked for. */
+    private long leaseMs;
     private final GrantLedger ledger;
     private final RenewalLog log;
     private final LongSupplier clockMs;
@@ -60,15 +66,15 @@ final class SimulatedInstance implements Runnable {
      * @param watchdog     gives up on a renewal after {@code timeoutMs}, as the shaper's client does; {@code leases}
      *                     itself must wait longer, so that each instance has one call at most in Redis
      */
-    SimulatedInstance(int slot, CapacityLeases leases, List<Integer> partitions, double staticShares, long leaseMs,
+    SimulatedInstance(int slot, CapacityLeases leases, List<Integer> partitions, double staticShares,
+                      LeaseCadence cadence,
                       GrantLedger ledger, RenewalLog log, LongSupplier clockMs, long firstDueMs,
                       ScheduledExecutorService watchdog, long timeoutMs) {
         this.slot = slot;
         this.leases = leases;
         this.partitions = List.copyOf(partitions);
         this.staticShares = staticShares;
-        this.intervalMs = leaseMs / 4;
-        this.leaseMs = leaseMs;
+        this.cadence = cadence;
         this.ledger = ledger;
         this.log = log;
         this.clockMs = clockMs;
@@ -111,13 +117,17 @@ final class SimulatedInstance implements Runnable {
             long due = firstDueMs;
             while ((due = awaitDue(due)) >= 0) {
                 renew(due);
-                due = clockMs.getAsLong() + intervalMs;
+                due = clockMs.getAsLong() + intervalMs();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
             leases.close();
         }
+    }
+
+    private synchronized long intervalMs() {
+        return cadence.renewalInterval(instances).toMillis();
     }
 
     /** Waits for {@code dueMs} or a call to renew soon; -1 once dead. */
@@ -137,15 +147,17 @@ final class SimulatedInstance implements Runnable {
         long start = clockMs.getAsLong();
         long call;
         double held;
+        Duration leaseLength;
         synchronized (this) {
             call = ++calls;
             held = Math.max(rate, released.lastSecond(start));
+            leaseLength = cadence.lease(instances);
         }
         log.sent();
         ScheduledFuture<?> giveUp = watchdog.schedule(() -> giveUp(call), timeoutMs, TimeUnit.MILLISECONDS);
         CapacityLeases.Lease lease;
         try {
-            lease = leases.renew(PriorityDemand.ofHighest(demand), partitions, held);
+            lease = leases.renew(PriorityDemand.ofHighest(demand), partitions, held, leaseLength);
         } catch (RedisUnavailableException | RuntimeException e) {
             giveUp.cancel(false);
             if (!answer(call)) {
@@ -167,6 +179,8 @@ final class SimulatedInstance implements Runnable {
             grant = lease.grant();
             holding = Holding.LEASE;
             lastLeaseMs = end;
+            leaseMs = leaseLength.toMillis();
+            instances = Math.max(1, lease.instances());
             setRate(grant, end);
         }
     }
@@ -185,7 +199,7 @@ final class SimulatedInstance implements Runnable {
             log.failed();
         }
         fallBack(clockMs.getAsLong());
-        watchdog.schedule(() -> giveUp(call), intervalMs + timeoutMs, TimeUnit.MILLISECONDS);
+        watchdog.schedule(() -> giveUp(call), intervalMs() + timeoutMs, TimeUnit.MILLISECONDS);
     }
 
     /** The answer to {@code call}, or its failure, came; returns whether the client had given up on it already. */

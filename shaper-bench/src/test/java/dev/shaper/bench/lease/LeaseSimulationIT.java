@@ -14,7 +14,7 @@ class LeaseSimulationIT {
     @Test
     void shouldNeverLetThreeInstancesReleaseMoreThanTheCapacityInAnyPattern() throws Exception {
         // Given: short phases, and a timeout a loaded machine keeps to
-        LeaseBenchOptions options = new LeaseBenchOptions(List.of(3), CAPACITY, 1_000, 200, 1_000, 500,
+        LeaseBenchOptions options = new LeaseBenchOptions(List.of(3), CAPACITY, 1_000, 500, 200, 1_000, 500,
                 Path.of("target", "lease-bench-results.md"));
 
         // When

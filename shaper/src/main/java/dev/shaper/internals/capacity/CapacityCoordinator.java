@@ -3,6 +3,7 @@ package dev.shaper.internals.capacity;
 import dev.shaper.internals.redis.RedisUnavailableException;
 import dev.shaper.internals.scheduling.BackgroundScheduler;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -11,7 +12,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps this instance's {@link CapacityPool} on a lease of the cluster-wide capacity: every quarter of a lease it
  * reports the pool's demand and partitions and takes its grant ({@link CapacityLeases}), and again at once when a task
- * joins or leaves. One call per renewal, whatever the traffic.
+ * joins or leaves (the tasks of one rebalance together: a renewal already waiting to run takes them all). One call
+ * per renewal, whatever the traffic; the lease grows with the number of live instances once their renewals together
+ * would exceed the renewal budget ({@link LeaseCadence}).
  *
  * <p>When a renewal fails, the instance no longer knows what the others hold: it keeps the last grant or its
  * static shares, whichever is less, for two leases after its last renewal (by then the leases table has forgotten
@@ -38,7 +41,7 @@ public final class CapacityCoordinator implements AutoCloseable {
 
     private final CapacityPool pool;
     private final CapacityLeases leases;
-    private final Duration lease;
+    private final LeaseCadence cadence;
     private final BackgroundScheduler scheduler;
     private final LongSupplier nanoTime;
     private final AtomicLong renewals = new AtomicLong();
@@ -49,48 +52,77 @@ public final class CapacityCoordinator implements AutoCloseable {
     private volatile CapacityLeases.Lease lastLease;
     /** When the last renewal's answer came, by {@link #nanoTime}; meaningful once {@link #lastLease} is set. */
     private long lastLeaseNanos;
+    /** The lease the last granted renewal asked for: the grant stands that long. */
+    private Duration lastLeaseLength;
+    /** When the last renewal was made, by {@link #nanoTime}, answered or not. */
+    private long lastRenewalNanos;
+    private boolean renewedOnce;
+    /** The live instances as of the last lease: the lease's length follows them. */
+    private volatile int instances = 1;
+    /** Whether a renewal asked for by {@link #renewSoon} or a task joining or leaving waits to run. */
+    private final AtomicBoolean renewalWaiting = new AtomicBoolean();
     private boolean unreachableReported;
 
     /**
-     * @param lease     how long a grant stands without a renewal ({@code shaper.capacity.lease.ms})
+     * @param cadence   how long a grant stands without a renewal and how often it is renewed, by the application's size
      * @param scheduler runs the renewals; closed with this coordinator
      * @param nanoTime  the clock the lease is timed by
      */
-    public CapacityCoordinator(CapacityPool pool, CapacityLeases leases, Duration lease, BackgroundScheduler scheduler,
-                               LongSupplier nanoTime) {
+    public CapacityCoordinator(CapacityPool pool, CapacityLeases leases, LeaseCadence cadence,
+                               BackgroundScheduler scheduler, LongSupplier nanoTime) {
         this.pool = pool;
         this.leases = leases;
-        this.lease = lease;
+        this.cadence = cadence;
         this.scheduler = scheduler;
         this.nanoTime = nanoTime;
     }
 
-    /** How often the lease is renewed: four times per lease, so that a lost answer or two costs nothing. */
+    /** How often the lease is renewed now: four times per lease, so that a lost answer or two costs nothing. */
     public Duration renewalInterval() {
-        return lease.dividedBy(4);
+        return cadence.renewalInterval(instances);
     }
 
     /** Renews now and then every {@link #renewalInterval}, and whenever a task joins or leaves the pool. */
     public void start() {
-        pool.onMembershipChange(() -> scheduler.execute(this::renew));
-        scheduler.scheduleWithFixedDelay(this::renew, Duration.ZERO, renewalInterval());
+        pool.onMembershipChange(this::renewSoon);
+        scheduler.scheduleWithFixedDelay(this::renewIfDue, Duration.ZERO, cadence.shortestRenewalInterval());
     }
 
     /**
-     * Renews soon on the coordinator's thread, not the caller's: the capacity C moved, and the grants should follow it
-     * before the next periodic renewal.
+     * Renews soon on the coordinator's thread, not the caller's: the capacity C moved or a task joined or left, and
+     * the grants should follow before the next periodic renewal. Calls before that renewal runs share it.
      */
     public void renewSoon() {
-        scheduler.execute(this::renew);
+        if (renewalWaiting.compareAndSet(false, true)) {
+            scheduler.execute(() -> {
+                renewalWaiting.set(false);
+                renew();
+            });
+        }
+    }
+
+    /** The periodic check: renews once the renewal interval at the application's size has passed since the last. */
+    private void renewIfDue() {
+        // Half a tick of slack: a tick that comes a little early does not put the renewal off by a whole tick
+        long slack = cadence.shortestRenewalInterval().toNanos() / 2;
+        if (!renewedOnce || nanoTime.getAsLong() - lastRenewalNanos >= renewalInterval().toNanos() - slack) {
+            renew();
+        }
     }
 
     /** One renewal; a failure is never thrown, since a periodic task that throws is never run again. */
     void renew() {
         renewals.incrementAndGet();
+        renewedOnce = true;
+        lastRenewalNanos = nanoTime.getAsLong();
+        Duration lease = cadence.lease(instances);
         try {
-            CapacityLeases.Lease granted = leases.renew(pool.demandByPriority(), pool.partitions(), pool.held());
+            CapacityLeases.Lease granted = leases.renew(pool.demandByPriority(), pool.partitions(), pool.held(),
+                    lease);
             lastLeaseNanos = nanoTime.getAsLong();
+            lastLeaseLength = lease;
             lastLease = granted;
+            instances = Math.max(1, granted.instances());
             pool.useLease(granted.grant());
             if (source != Source.REDIS) {
                 source = Source.REDIS;
@@ -121,7 +153,7 @@ public final class CapacityCoordinator implements AutoCloseable {
                     + " Redis answers", leases.description(), failure.getMessage());
             unreachableReported = true;
         }
-        if (lastLease == null || nanoTime.getAsLong() - lastLeaseNanos >= 2 * lease.toNanos()) {
+        if (lastLease == null || nanoTime.getAsLong() - lastLeaseNanos >= 2 * lastLeaseLength.toNanos()) {
             pool.useStaticShares();
         }
     }

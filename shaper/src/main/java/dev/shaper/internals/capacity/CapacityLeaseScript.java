@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
 public final class CapacityLeaseScript {
 
     /** Prefix of the lease table's name; the application id follows in a {hash tag}. */
-    public static final String KEY_PREFIX = "shaper:cap:";
+    public static final String KEY_PREFIX = "shaper:lease:";
 
     /** The script: its source and SHA-1. */
     public static final RedisScript SCRIPT = RedisScript.load("dev/shaper/capacity-lease.lua");
@@ -21,19 +21,24 @@ public final class CapacityLeaseScript {
     private CapacityLeaseScript() {
     }
 
-    /** {@code shaper:cap:{<applicationId>}}: one Cluster slot for the application's leases. */
+    /** {@code shaper:lease:{<applicationId>}}: one Cluster slot for the application's leases. */
     public static String tableName(String applicationId) {
         return KEY_PREFIX + "{" + applicationId + "}";
     }
 
-    /** {@code shaper:cap:{<applicationId>}:epoch}: the table's epoch, in the same slot. */
-    public static String epochName(String applicationId) {
-        return tableName(applicationId) + ":epoch";
+    /** {@code shaper:lease:{<applicationId>}:expiries}: when each live instance's lease ends, in the same slot. */
+    public static String expiriesName(String applicationId) {
+        return tableName(applicationId) + ":expiries";
     }
 
-    /** The script's two keys: the table and its epoch. */
+    /** {@code shaper:lease:{<applicationId>}:demands}: each live instance's demand, in the same slot. */
+    public static String demandsName(String applicationId) {
+        return tableName(applicationId) + ":demands";
+    }
+
+    /** The script's three keys: the table, the expiries and the demands. */
     static String[] keys(String applicationId) {
-        return new String[] {tableName(applicationId), epochName(applicationId)};
+        return new String[] {tableName(applicationId), expiriesName(applicationId), demandsName(applicationId)};
     }
 
     /** The script's seven arguments. */

@@ -1,6 +1,7 @@
 package dev.shaper.internals.capacity;
 
 import dev.shaper.internals.redis.RedisUnavailableException;
+import java.time.Duration;
 import java.util.Collection;
 
 /**
@@ -25,12 +26,12 @@ public interface CapacityLeases extends AutoCloseable {
     /**
      * Reports this instance's demand, priority by priority, the input partitions it runs and what it may have in
      * use ({@code held}: what it released in the last second, or its rate if more, which its entry reserves), and
-     * returns its
-     * grant.
+     * returns its grant, which stands for {@code lease} without a renewal.
      *
      * @throws RedisUnavailableException when the leases cannot be reached within the timeout
      */
-    Lease renew(PriorityDemand demand, Collection<Integer> partitions, double held) throws RedisUnavailableException;
+    Lease renew(PriorityDemand demand, Collection<Integer> partitions, double held, Duration lease)
+            throws RedisUnavailableException;
 
     /** Where the leases are kept, without credentials, for logs. */
     String description();

@@ -20,8 +20,7 @@ public final class RedisCapacityLeases implements CapacityLeases {
      *
      * @param capacity the capacity C to share, read at each renewal: it moves with the closed loop's decisions
      */
-    public record Terms(String applicationId, String instanceId, DoubleSupplier capacity, int inputPartitions,
-                        Duration lease) {
+    public record Terms(String applicationId, String instanceId, DoubleSupplier capacity, int inputPartitions) {
     }
 
     private final RedisScriptRunner redis;
@@ -39,10 +38,10 @@ public final class RedisCapacityLeases implements CapacityLeases {
     }
 
     @Override
-    public Lease renew(PriorityDemand demand, Collection<Integer> partitions, double held)
+    public Lease renew(PriorityDemand demand, Collection<Integer> partitions, double held, Duration lease)
             throws RedisUnavailableException {
         String[] args = CapacityLeaseScript.args(terms.instanceId(), terms.capacity().getAsDouble(),
-                terms.inputPartitions(), terms.lease().toMillis(), demand, partitions, held);
+                terms.inputPartitions(), lease.toMillis(), demand, partitions, held);
         return redis.run(CapacityLeaseScript.SCRIPT, keys, args, CapacityLeaseScript::parse);
     }
 

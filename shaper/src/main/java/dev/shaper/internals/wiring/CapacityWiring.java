@@ -4,6 +4,7 @@ import dev.shaper.ShaperConfig;
 import dev.shaper.internals.capacity.CapacityCoordinator;
 import dev.shaper.internals.capacity.CapacityHolding;
 import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.LeaseCadence;
 import dev.shaper.internals.capacity.RedisCapacityLeases;
 import dev.shaper.internals.capacity.RestoreListener;
 import dev.shaper.internals.capacity.adaptive.AdaptiveCapacity;
@@ -111,8 +112,9 @@ public final class CapacityWiring {
             CapacityCoordinator coordinator = null;
             if (redis != null) {
                 RedisCapacityLeases leases = new RedisCapacityLeases(redis, new RedisCapacityLeases.Terms(
-                        applicationId, instanceId, pool::totalRate, inputPartitions, config.capacityLease()));
-                coordinator = new CapacityCoordinator(pool, leases, config.capacityLease(),
+                        applicationId, instanceId, pool::totalRate, inputPartitions));
+                coordinator = new CapacityCoordinator(pool, leases,
+                        new LeaseCadence(config.capacityLease(), config.capacityRenewalsPerSecond()),
                         new DaemonThreadScheduler("shaper-capacity"), System::nanoTime);
             }
             if (core == null) {

@@ -18,34 +18,39 @@ import org.junit.jupiter.api.Test;
 class CapacityCoordinatorTest {
 
     private static final Duration LEASE = Duration.ofMillis(1_000);
+    /** The renewal budget: four renewals per second of each of up to 100 instances at the configured lease. */
+    private static final int RENEWALS_PER_SECOND = 400;
 
     /** 400/s over 8 partitions: 50/s static share per partition. */
     private final CapacityPool pool = new CapacityPool(400, 8);
     private final ManualScheduler scheduler = new ManualScheduler();
     private final ScriptedLeases leases = new ScriptedLeases();
-    private final CapacityCoordinator coordinator = new CapacityCoordinator(pool, leases, LEASE, scheduler,
-            scheduler::nanoTime);
+    private final CapacityCoordinator coordinator = new CapacityCoordinator(pool, leases,
+            new LeaseCadence(LEASE, RENEWALS_PER_SECOND), scheduler, scheduler::nanoTime);
 
     /** Leases that grant what the test sets, or fail while it says so, and record what they were told. */
     private static final class ScriptedLeases implements CapacityLeases {
         double grant = 300;
+        int instances = 2;
         boolean down;
         RuntimeException bug;
         final List<Double> demands = new ArrayList<>();
         final List<List<Integer>> partitions = new ArrayList<>();
+        final List<Duration> leases = new ArrayList<>();
 
         @Override
-        public Lease renew(PriorityDemand demand, Collection<Integer> running, double held)
+        public Lease renew(PriorityDemand demand, Collection<Integer> running, double held, Duration lease)
                 throws RedisUnavailableException {
             demands.add(demand.total());
             partitions.add(List.copyOf(running));
+            leases.add(lease);
             if (bug != null) {
                 throw bug;
             }
             if (down) {
                 throw new RedisUnavailableException("connection refused", null);
             }
-            return new Lease(grant, 400, 2, 600, false);
+            return new Lease(grant, 400, instances, 600, false);
         }
 
         @Override
@@ -160,6 +165,50 @@ class CapacityCoordinatorTest {
         scheduler.advance(coordinator.renewalInterval());
 
         assertThat(coordinator.source()).isEqualTo(CapacityCoordinator.Source.REDIS);
+    }
+
+    @Test
+    void shouldRenewOnceForTasksThatJoinAndLeaveBeforeTheRenewalRuns() {
+        coordinator.start();
+        scheduler.runDue();
+        int before = leases.partitions.size();
+
+        // When: a rebalance moves three tasks in and one out before the coordinator's thread runs
+        pool.join(1);
+        pool.join(2);
+        CapacityPool.Member leaving = pool.join(3);
+        leaving.leave();
+        scheduler.runDue();
+
+        // Then: one renewal reports them all
+        assertThat(leases.partitions.size() - before).isEqualTo(1);
+        assertThat(leases.partitions.get(leases.partitions.size() - 1)).containsExactlyInAnyOrder(1, 2);
+    }
+
+    @Test
+    void shouldLengthenTheLeaseWithTheInstancesOnceTheirRenewalsWouldExceedTheBudget() {
+        // Given: 1,000 live instances, against a budget of 400 renewals a second
+        leases.instances = 1_000;
+        pool.join(0);
+        coordinator.start();
+        scheduler.runDue();
+        int before = leases.demands.size();
+
+        // When: ten seconds pass
+        scheduler.advance(Duration.ofSeconds(10));
+
+        // Then: the lease is 1,000 x 4 / 400 = 10 s, renewed every 2.5 s: 4 renewals, not 40; each asks for 10 s
+        assertThat(coordinator.renewalInterval()).isEqualTo(Duration.ofMillis(2_500));
+        assertThat(leases.demands.size() - before).isEqualTo(4);
+        assertThat(leases.leases.get(leases.leases.size() - 1)).isEqualTo(Duration.ofSeconds(10));
+
+        // And: back to 10 instances, the configured lease and four renewals a second
+        leases.instances = 10;
+        scheduler.advance(Duration.ofMillis(2_500));
+        int after = leases.demands.size();
+        scheduler.advance(LEASE);
+        assertThat(leases.demands.size() - after).isEqualTo(4);
+        assertThat(leases.leases.get(leases.leases.size() - 1)).isEqualTo(LEASE);
     }
 
     /** {@code unitsPerSecond} at the highest priority. */

@@ -5,6 +5,7 @@ import dev.shaper.internals.admission.AdmissionMode;
 import dev.shaper.internals.capacity.CapacityCoordinator;
 import dev.shaper.internals.capacity.CapacityLeases;
 import dev.shaper.internals.capacity.CapacityPool;
+import dev.shaper.internals.capacity.LeaseCadence;
 import dev.shaper.internals.capacity.PriorityDemand;
 import dev.shaper.internals.capacity.adaptive.AdaptiveCapacity;
 import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
@@ -42,7 +43,7 @@ public final class AllMeters implements AutoCloseable {
         metrics.bindCapacity(pool);
         metrics.bindCapacityCoordinator(new CapacityCoordinator(pool, new CapacityLeases() {
             @Override
-            public Lease renew(PriorityDemand demand, Collection<Integer> partitions, double held) {
+            public Lease renew(PriorityDemand demand, Collection<Integer> partitions, double held, Duration lease) {
                 return new Lease(400, 400, 1, demand.total(), false);
             }
 
@@ -54,7 +55,7 @@ public final class AllMeters implements AutoCloseable {
             @Override
             public void close() {
             }
-        }, Duration.ofSeconds(1), new ManualScheduler(), System::nanoTime));
+        }, new LeaseCadence(Duration.ofSeconds(1), 500), new ManualScheduler(), System::nanoTime));
         AdaptiveCapacity adaptive = AdaptiveCapacity.start(new AdaptiveSettings(new CapacityBounds(40, 400), 100,
                 0.01, 1_000, 5_000, 30_000, ControllerKind.AIMD), System.currentTimeMillis(), false);
         metrics.bindClosedLoop(new ClosedLoop(adaptive, null, capacity -> { }, new ManualScheduler(),
