@@ -104,6 +104,36 @@ class PriorityTopologyTest {
         }
     }
 
+    @Test
+    void shouldKeepTheWeightsWhenTheTicksComeLate() {
+        // Given: the same keys, ticks of 20 ms of which every fifth comes 150 ms late, as on a busy stream thread
+        RuleBook rules = new RuleBook(new ShapingRule(50, 100_000, 600_000), List.of(
+                new KeyRule(new KeyMatcher.Prefix("heavy-"), new ShapingRule(50, 100_000, 600_000, 0, 3)),
+                new KeyRule(new KeyMatcher.Prefix("light-"), new ShapingRule(50, 100_000, 600_000, 0, 1))));
+        Duration tick = Duration.ofMillis(20);
+        try (ShaperDriver shaper = ShaperDriver.start(settings(tick), rules, 1)) {
+            send(shaper, "light-", 2, 1_000);
+            send(shaper, "heavy-", 2, 1_000);
+
+            // When: 1 s to settle, then 10 s, every fifth tick 170 ms after the one before
+            releasedByPrefix(shaper, tick, 50);
+            Map<String, Integer> released = new HashMap<>();
+            for (int i = 0; i < 40; i++) {
+                for (Map.Entry<String, Integer> e : releasedByPrefix(shaper, tick, 4).entrySet()) {
+                    released.merge(e.getKey(), e.getValue(), Integer::sum);
+                }
+                for (Map.Entry<String, Integer> e : releasedByPrefix(shaper, Duration.ofMillis(170), 1).entrySet()) {
+                    released.merge(e.getKey(), e.getValue(), Integer::sum);
+                }
+            }
+
+            // Then: still 3:1 within 5 %
+            int heavy = released.getOrDefault("heavy-", 0);
+            int light = released.getOrDefault("light-", 0);
+            assertThat((double) heavy / light).as("heavy %d, light %d", heavy, light).isCloseTo(3.0, within(0.15));
+        }
+    }
+
     private static Map<String, String> settings() {
         return settings(TICK);
     }
