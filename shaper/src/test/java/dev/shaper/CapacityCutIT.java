@@ -25,6 +25,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,11 @@ import org.slf4j.LoggerFactory;
  * longer leave by their bound are rejected at the cut, with a retry-after, not left to expire (what expires is at
  * most a fifth of what was cut, plus what the stalls of the release made late); no shaped record leaves past its
  * bound and a tick; every record is shaped or rejected exactly once.
+ *
+ * <p>No other class runs beside it: what expires depends on the stream thread getting its core when the estimate
+ * says (decision 0011); beside three other classes on two cores a run expired 95 records against 87 allowed.
  */
+@Isolated
 class CapacityCutIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(CapacityCutIT.class);
