@@ -1,5 +1,6 @@
 package dev.shaper.internals.redis;
 
+import java.util.List;
 import java.util.Locale;
 import javax.net.ssl.SSLException;
 
@@ -16,7 +17,10 @@ public record RedisFailure(Kind kind, String detail) {
 
     /** The kinds of failure, each with a different remedy. */
     public enum Kind {
-        /** No answer within the timeout, connection refused or lost: Redis is down, overloaded or out of reach. */
+        /**
+         * No answer within the timeout, connection refused or lost: Redis is down, overloaded or out of reach; or a
+         * Redis Cluster in a failover or a slot migration ({@link #CLUSTER_TRANSITIONS}), which ends on its own.
+         */
         UNREACHABLE,
         /** Redis refuses the credentials ({@code WRONGPASS}) or wants some ({@code NOAUTH}). */
         AUTHENTICATION,
@@ -38,6 +42,14 @@ public record RedisFailure(Kind kind, String detail) {
 
     /** How deep a cause chain is searched; Lettuce nests the decisive error two or three levels down. */
     private static final int MAX_DEPTH = 16;
+    /**
+     * The errors of a Redis Cluster whose topology is changing: a redirection (MOVED, ASK; the cluster client follows
+     * them, so one reaches the shaper only when the URI names a single node of a cluster), slots without a master
+     * during a failover (CLUSTERDOWN), a key moving between nodes (TRYAGAIN), a replica without its master
+     * (MASTERDOWN), a promoted node still loading (LOADING). Transient, whatever else the cause chain holds.
+     */
+    static final List<String> CLUSTER_TRANSITIONS = List.of("MOVED ", "ASK ", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN",
+            "LOADING");
     /** What Redis (7.0 and later) answers when a script calls a command the ACL refuses its user. */
     static final String SCRIPT_NOPERM = "The user executing the script can't run this command";
 
@@ -49,6 +61,9 @@ public record RedisFailure(Kind kind, String detail) {
                 return new RedisFailure(Kind.TLS, rootMessage(t));
             }
             String message = t.getMessage() == null ? "" : t.getMessage();
+            if (isClusterTransition(message)) {
+                return new RedisFailure(Kind.UNREACHABLE, message);
+            }
             if (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")) {
                 return new RedisFailure(Kind.AUTHENTICATION, message);
             }
@@ -63,6 +78,10 @@ public record RedisFailure(Kind kind, String detail) {
         return new RedisFailure(Kind.UNREACHABLE, failure == null ? "no answer" : rootMessage(failure));
     }
 
+    private static boolean isClusterTransition(String message) {
+        return CLUSTER_TRANSITIONS.stream().anyMatch(message::startsWith);
+    }
+
     /** True for the kinds that configuration must fix: Redis answers, but refuses the shaper. */
     public boolean isRefusal() {
         return kind != Kind.UNREACHABLE;
@@ -74,7 +93,11 @@ public record RedisFailure(Kind kind, String detail) {
      */
     public String describe() {
         return switch (kind) {
-            case UNREACHABLE -> "does not answer: " + detail;
+            case UNREACHABLE -> !isClusterTransition(detail) ? "does not answer: " + detail
+                    : detail.startsWith("MOVED ") || detail.startsWith("ASK ")
+                    ? "redirects the shaper to another node: " + detail + "; if shaper.redis.uri names a node of a"
+                    + " Redis Cluster, name the cluster: redis-cluster://host:port[,host:port...]"
+                    : "is changing its cluster's topology (a failover or a slot migration): " + detail;
             case AUTHENTICATION -> "refuses the shaper's credentials: " + detail + "; check the user and password in"
                     + " shaper.redis.uri";
             case PERMISSION -> "does not let the shaper's user run a command it needs: " + detail + "; grant the ACL"
