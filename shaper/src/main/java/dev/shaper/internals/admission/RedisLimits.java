@@ -429,6 +429,11 @@ public final class RedisLimits implements AutoCloseable {
                 throw new RedisUnavailableException("Redis " + redis.description() + " answered PING with " + reply,
                         null);
             }
+            if (redis.isCluster()) {
+                // The hand-back and the sync after the ping then find their connection to each master open (one a
+                // failover promoted included), rather than opening it within their timeout.
+                pipeline().masters();
+            }
         } catch (RuntimeException e) {
             throw unavailable(e);
         } finally {
