@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
@@ -19,7 +20,9 @@ import java.util.stream.Stream;
  * A real Redis Cluster on this machine: {@link RedisServer} processes started with {@code --cluster-enabled yes}, each
  * in a directory of its own, joined by {@code redis-cli --cluster create}, for tests that run the shaper on a cluster
  * and make a node fail: {@link RedisServer#kill()} a master, and its replica takes its place after the cluster's node
- * timeout (the cluster's own failover, as in production). Nothing is persisted but each node's {@code nodes.conf}.
+ * timeout (the cluster's own failover, as in production); or move a slot to another master as a resharding does
+ * ({@link #migrateKeys}, then {@link #assignSlot}), so that clients meet ASK and MOVED. Nothing is persisted but each
+ * node's {@code nodes.conf}.
  *
  * <pre>{@code
  * try (RedisCluster cluster = RedisCluster.start(3, 1, Duration.ofMillis(2000))) {
@@ -142,13 +145,66 @@ public final class RedisCluster implements AutoCloseable {
                 .orElseThrow(() -> new IllegalStateException("no master serves slot " + slot));
     }
 
+    /**
+     * The master of every slot now, as a running node sees it: the list's {@code slot}-th element (null for a slot
+     * no master serves), read once, for a test that looks up many slots.
+     */
+    public List<RedisServer> mastersBySlot() {
+        RedisServer[] masters = new RedisServer[SLOTS];
+        for (Node node : view()) {
+            if (node.isServingMaster()) {
+                RedisServer server = server(node.port());
+                node.slots().stream().forEach(slot -> masters[slot] = server);
+            }
+        }
+        return Arrays.asList(masters);
+    }
+
     /** A replica of {@code master}, as a running node sees it. */
     public RedisServer replicaOf(RedisServer master) {
-        List<Node> view = view();
-        String masterId = view.stream().filter(node -> node.port() == master.port()).map(Node::id).findFirst()
-                .orElseThrow(() -> new IllegalStateException(master + " is not in the cluster"));
-        return view.stream().filter(node -> masterId.equals(node.masterId())).map(node -> server(node.port()))
+        String masterId = nodeId(master);
+        return view().stream().filter(node -> masterId.equals(node.masterId())).map(node -> server(node.port()))
                 .findFirst().orElseThrow(() -> new IllegalStateException(master + " has no replica"));
+    }
+
+    /**
+     * Starts moving {@code slot} to the master {@code to}, as a resharding does: the slot importing on {@code to} and
+     * migrating on its master, then {@code keys} moved there ({@code MIGRATE}). Until {@link #assignSlot}, the old
+     * master answers ASK for a key it no longer holds.
+     */
+    public void migrateKeys(int slot, RedisServer to, String... keys) {
+        RedisServer from = masterOf(slot);
+        expectOk(to.call("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", nodeId(from)));
+        expectOk(from.call("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", nodeId(to)));
+        List<String> migrate = new ArrayList<>(List.of("MIGRATE", RedisServer.HOST, Integer.toString(to.port()), "",
+                "0", "5000", "KEYS"));
+        migrate.addAll(List.of(keys));
+        expectOk(from.call(migrate.toArray(String[]::new)));
+    }
+
+    /**
+     * Ends a move: {@code slot} assigned to the master {@code to} on every running master, the new one first, as
+     * {@code redis-cli --cluster reshard} does. A client that still routes the slot to the old master gets MOVED.
+     */
+    public void assignSlot(int slot, RedisServer to) {
+        String toId = nodeId(to);
+        List<RedisServer> order = new ArrayList<>(List.of(to, masterOf(slot)));
+        masters().stream().filter(master -> order.stream().noneMatch(m -> m.port() == master.port()))
+                .forEach(order::add);
+        for (RedisServer master : order) {
+            expectOk(master.call("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId));
+        }
+    }
+
+    private String nodeId(RedisServer server) {
+        return view().stream().filter(node -> node.port() == server.port()).map(Node::id).findFirst()
+                .orElseThrow(() -> new IllegalStateException(server + " is not in the cluster"));
+    }
+
+    private static void expectOk(String reply) {
+        if (!"OK".equals(reply)) {
+            throw new IllegalStateException("expected OK, got " + reply);
+        }
     }
 
     /**

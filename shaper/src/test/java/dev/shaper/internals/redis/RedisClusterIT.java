@@ -23,6 +23,8 @@ import dev.shaper.testsupport.ManualScheduler;
 import dev.shaper.testsupport.RedisCluster;
 import dev.shaper.testsupport.RedisServer;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.event.AskRedirectionEvent;
+import io.lettuce.core.cluster.event.MovedRedirectionEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +33,8 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -124,8 +128,9 @@ class RedisClusterIT {
 
     /** A key whose slot (its hash tag is the key itself) {@code master} serves, named {@code <prefix>-<n>}. */
     private static String keyOn(RedisServer master, String prefix) {
+        List<RedisServer> bySlot = cluster.mastersBySlot();
         return IntStream.range(0, 100_000).mapToObj(n -> prefix + "-" + n)
-                .filter(key -> cluster.masterOf(SlotHash.getSlot(key)).port() == master.port()).findFirst()
+                .filter(key -> bySlot.get(SlotHash.getSlot(key)).port() == master.port()).findFirst()
                 .orElseThrow();
     }
 
@@ -139,14 +144,29 @@ class RedisClusterIT {
 
     /** A token bucket's balance in Redis, read from the node that serves its slot. */
     private static double tokens(String key, String field) {
-        String name = "shaper:tb:{" + key + "}";
-        return Double.parseDouble(cluster.masterOf(SlotHash.getSlot(name)).call("HGET", name, field));
+        return tokens(cluster::masterOf, key, field);
     }
 
-    /** A fixed window's count in Redis, read from the node that serves its slot (Redis's clock is this machine's). */
+    /** A token bucket's balance in Redis, read from the node {@code masterOf} its slot. */
+    private static double tokens(IntFunction<RedisServer> masterOf, String key, String field) {
+        String name = "shaper:tb:{" + key + "}";
+        return Double.parseDouble(masterOf.apply(SlotHash.getSlot(name)).call("HGET", name, field));
+    }
+
+    /** The name of a fixed window's counter now (Redis's clock is this machine's). */
+    private static String windowCounter(String key, long windowMs) {
+        return "shaper:win:{" + key + "}:" + windowMs + ":" + System.currentTimeMillis() / windowMs;
+    }
+
+    /** A fixed window's count in Redis, read from the node that serves its slot. */
     private static long count(String key, long windowMs) {
-        String name = "shaper:win:{" + key + "}:" + windowMs + ":" + System.currentTimeMillis() / windowMs;
-        String count = cluster.masterOf(SlotHash.getSlot(name)).call("GET", name);
+        return count(cluster::masterOf, key, windowMs);
+    }
+
+    /** A fixed window's count in Redis, read from the node {@code masterOf} its slot. */
+    private static long count(IntFunction<RedisServer> masterOf, String key, long windowMs) {
+        String name = windowCounter(key, windowMs);
+        String count = masterOf.apply(SlotHash.getSlot(name)).call("GET", name);
         return count == null ? 0 : Long.parseLong(count);
     }
 
@@ -200,9 +220,10 @@ class RedisClusterIT {
 
         // When: the batched instance admits on 300 keys of each algorithm, spread over every slot's master, and syncs
         List<Integer> keys = IntStream.range(0, 300).boxed().toList();
+        List<RedisServer> bySlot = cluster.mastersBySlot();
         Set<Integer> mastersTouched = new HashSet<>();
         for (int n : keys) {
-            mastersTouched.add(cluster.masterOf(SlotHash.getSlot("batched-tb-" + n)).port());
+            mastersTouched.add(bySlot.get(SlotHash.getSlot("batched-tb-" + n)).port());
             assertThat(admitted(batched, "batched-tb-" + n, BUCKETS, 2)).isEqualTo(2);
             assertThat(admitted(batched, "batched-win-" + n, WINDOWS, 1)).isEqualTo(1);
         }
@@ -213,10 +234,11 @@ class RedisClusterIT {
         assertThat(batched.backend()).isEqualTo(Backend.REDIS);
         assertThat(batched.switchesToLocal()).isZero();
         for (int n : keys) {
-            assertThat(tokens("batched-tb-" + n, "tokens")).as("key %d", n).isCloseTo(3, within(0.01));
-            assertThat(tokens("batched-tb-" + n, "tokens.2")).as("key %d", n).isCloseTo(1, within(0.01));
-            assertThat(count("batched-win-" + n, 365 * DAY_MS)).as("key %d", n).isEqualTo(1);
-            assertThat(count("batched-win-" + n, 100 * DAY_MS)).as("key %d", n).isEqualTo(1);
+            assertThat(tokens(bySlot::get, "batched-tb-" + n, "tokens")).as("key %d", n).isCloseTo(3, within(0.01));
+            assertThat(tokens(bySlot::get, "batched-tb-" + n, "tokens.2")).as("key %d", n)
+                    .isCloseTo(1, within(0.01));
+            assertThat(count(bySlot::get, "batched-win-" + n, 365 * DAY_MS)).as("key %d", n).isEqualTo(1);
+            assertThat(count(bySlot::get, "batched-win-" + n, 100 * DAY_MS)).as("key %d", n).isEqualTo(1);
         }
 
         // And: the capacity's lease and the closed loop's decision work on the strict instance's client
@@ -267,6 +289,78 @@ class RedisClusterIT {
 
     @Test
     @Order(3)
+    void aSlotMovedToAnotherMasterIsFollowedThroughMovedAndAskWithoutLeavingRedis() {
+        // Given: both modes on Redis, each admission key admitted twice; the keys "mv}..." share the hash tag "mv" (an
+        // admission key's tag ends at its first '}'), so one slot, and the keys "ask}..." another
+        RedisClients.Client strictClient = client();
+        RedisClients.Client batchedClient = client();
+        AdmissionController strict = admission(AdmissionMode.STRICT, strictClient, new ManualScheduler());
+        ManualScheduler batchedClock = new ManualScheduler();
+        AdmissionController batched = admission(AdmissionMode.BATCHED, batchedClient, batchedClock);
+        List<String> redirections = new CopyOnWriteArrayList<>();
+        for (RedisClients.Client client : List.of(strictClient, batchedClient)) {
+            closedAfter(client.resources().eventBus().get()
+                    .filter(e -> e instanceof AskRedirectionEvent || e instanceof MovedRedirectionEvent)
+                    .subscribe(e -> redirections.add(e.getClass().getSimpleName()))::dispose);
+        }
+        for (String tag : List.of("mv", "ask")) {
+            assertThat(admitted(strict, tag + "}strict", BUCKETS, 2)).isEqualTo(2);
+            assertThat(admitted(strict, tag + "}strict-win", WINDOWS, 2)).isEqualTo(2);
+            assertThat(admitted(batched, tag + "}batched-win", WINDOWS, 2)).isEqualTo(2);
+        }
+        batchedClock.advance(SYNC);
+
+        // When: a resharding moves the slot of "mv" to another master, keys and all, before the clients hear of it
+        int moved = SlotHash.getSlot("mv");
+        RedisServer to = otherMaster(moved);
+        cluster.migrateKeys(moved, to, stateOf("mv"));
+        cluster.assignSlot(moved, to);
+        // Then: both modes follow the old master's MOVED to the state where it is now, as it was
+        assertThat(admitted(strict, "mv}strict", BUCKETS, 2)).isEqualTo(1);
+        assertThat(admitted(strict, "mv}strict-win", WINDOWS, 3)).isEqualTo(2);
+        assertThat(admitted(batched, "mv}batched-win", WINDOWS, 1)).isEqualTo(1);
+        batchedClock.advance(SYNC);
+        assertThat(count("mv}batched-win", 100 * DAY_MS)).isEqualTo(3);
+        // (the client's events arrive on a thread of their own)
+        Await.until(() -> "a MOVED among " + redirections, Duration.ofSeconds(5),
+                () -> redirections.contains("MovedRedirectionEvent"));
+
+        // When: the slot of "ask" is being moved: its keys moved, the slot still the old master's, which answers ASK
+        int asked = SlotHash.getSlot("ask");
+        RedisServer next = otherMaster(asked);
+        cluster.migrateKeys(asked, next, stateOf("ask"));
+        // Then: both modes follow the ASK to the new master
+        assertThat(admitted(strict, "ask}strict", BUCKETS, 2)).isEqualTo(1);
+        assertThat(admitted(batched, "ask}batched-win", WINDOWS, 1)).isEqualTo(1);
+        batchedClock.advance(SYNC);
+        Await.until(() -> "an ASK among " + redirections, Duration.ofSeconds(5),
+                () -> redirections.contains("AskRedirectionEvent"));
+        cluster.assignSlot(asked, next);
+        assertThat(count("ask}batched-win", 100 * DAY_MS)).isEqualTo(3);
+
+        // And: no redirection was taken for Redis being down
+        assertThat(strict.switchesToLocal()).isZero();
+        assertThat(batched.switchesToLocal()).isZero();
+    }
+
+    /** A master other than the one that serves {@code slot}. */
+    private static RedisServer otherMaster(int slot) {
+        int from = cluster.masterOf(slot).port();
+        return cluster.masters().stream().filter(m -> m.port() != from).findFirst().orElseThrow();
+    }
+
+    /** The Redis keys of the admission keys {@code <tag>}strict, {@code ...strict-win} and {@code ...batched-win}. */
+    private static String[] stateOf(String tag) {
+        List<String> keys = new ArrayList<>(List.of("shaper:tb:{" + tag + "}strict}"));
+        for (String key : List.of(tag + "}strict-win", tag + "}batched-win")) {
+            keys.add(windowCounter(key, 365 * DAY_MS));
+            keys.add(windowCounter(key, 100 * DAY_MS));
+        }
+        return keys.toArray(String[]::new);
+    }
+
+    @Test
+    @Order(4)
     void aKilledMasterIsFollowedToItsPromotedReplicaAndTheOtherMastersKeepTheirCounters() throws Exception {
         // Given: an application whose lease table and decision live on the master to be killed
         String application = "cluster-app-3";
