@@ -1,7 +1,10 @@
 package dev.shaper.internals.redis;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import javax.net.ssl.SSLException;
 
 /**
@@ -40,7 +43,10 @@ public record RedisFailure(Kind kind, String detail) {
         }
     }
 
-    /** How deep a cause chain is searched; Lettuce nests the decisive error two or three levels down. */
+    /**
+     * How deep a cause chain (and the chains of what it suppressed) is searched; Lettuce nests the decisive error two or
+     * three levels down.
+     */
     private static final int MAX_DEPTH = 16;
     /**
      * The errors of a Redis Cluster whose topology is changing: a redirection (MOVED, ASK; the cluster client follows
@@ -53,29 +59,53 @@ public record RedisFailure(Kind kind, String detail) {
     /** What Redis (7.0 and later) answers when a script calls a command the ACL refuses its user. */
     static final String SCRIPT_NOPERM = "The user executing the script can't run this command";
 
-    /** Classifies {@code failure} by its cause chain; anything that is not a refusal counts as unreachable. */
+    /**
+     * Classifies {@code failure} by its cause chain and the exceptions suppressed along it (a cluster client that
+     * reaches no node reports each node's failure as one); anything that is not a refusal counts as unreachable.
+     */
     public static RedisFailure of(Throwable failure) {
-        Throwable t = failure;
-        for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
-            if (t instanceof SSLException) {
-                return new RedisFailure(Kind.TLS, rootMessage(t));
+        RedisFailure decided = search(failure, 0, Collections.newSetFromMap(new IdentityHashMap<>()));
+        return decided != null ? decided
+                : new RedisFailure(Kind.UNREACHABLE, failure == null ? "no answer" : rootMessage(failure));
+    }
+
+    /** The first error that decides the kind, depth first: each link of the chain, then what it suppressed. */
+    private static RedisFailure search(Throwable failure, int depth, Set<Throwable> seen) {
+        for (Throwable t = failure; t != null && depth < MAX_DEPTH && seen.add(t); depth++, t = t.getCause()) {
+            RedisFailure decided = classify(t);
+            if (decided != null) {
+                return decided;
             }
-            String message = t.getMessage() == null ? "" : t.getMessage();
-            if (isClusterTransition(message)) {
-                return new RedisFailure(Kind.UNREACHABLE, message);
-            }
-            if (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")) {
-                return new RedisFailure(Kind.AUTHENTICATION, message);
-            }
-            // A command the ACL refuses inside a script: Redis's own words, without the NOPERM code
-            if (message.startsWith("NOPERM") || message.contains(SCRIPT_NOPERM)) {
-                return new RedisFailure(Kind.PERMISSION, message);
-            }
-            if (message.startsWith("OOM ")) {
-                return new RedisFailure(Kind.OUT_OF_MEMORY, message);
+            for (Throwable suppressed : t.getSuppressed()) {
+                decided = search(suppressed, depth + 1, seen);
+                if (decided != null) {
+                    return decided;
+                }
             }
         }
-        return new RedisFailure(Kind.UNREACHABLE, failure == null ? "no answer" : rootMessage(failure));
+        return null;
+    }
+
+    /** The failure {@code t} itself decides, or null. */
+    private static RedisFailure classify(Throwable t) {
+        if (t instanceof SSLException) {
+            return new RedisFailure(Kind.TLS, rootMessage(t));
+        }
+        String message = t.getMessage() == null ? "" : t.getMessage();
+        if (isClusterTransition(message)) {
+            return new RedisFailure(Kind.UNREACHABLE, message);
+        }
+        if (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")) {
+            return new RedisFailure(Kind.AUTHENTICATION, message);
+        }
+        // A command the ACL refuses inside a script: Redis's own words, without the NOPERM code
+        if (message.startsWith("NOPERM") || message.contains(SCRIPT_NOPERM)) {
+            return new RedisFailure(Kind.PERMISSION, message);
+        }
+        if (message.startsWith("OOM ")) {
+            return new RedisFailure(Kind.OUT_OF_MEMORY, message);
+        }
+        return null;
     }
 
     private static boolean isClusterTransition(String message) {

@@ -3,6 +3,10 @@ package dev.shaper.internals.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import javax.net.ssl.SSLHandshakeException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -46,5 +50,23 @@ class RedisFailureTest {
             "NOPERM this user has no permissions to run the 'evalsha' command", "OOM command not allowed"})
     void aRefusalOnAClusterNodeIsStillARefusal(String redisError) {
         assertThat(RedisFailure.of(failed(redisError)).isRefusal()).isTrue();
+    }
+
+    @Test
+    void aRefusalThatEveryNodeOfAClusterReportedIsStillARefusal() {
+        // As the cluster client reports a topology no node gave: each node's failure suppressed in one exception
+        RedisException tls = new RedisException("Cannot retrieve cluster partitions from [rediss://127.0.0.1:7000]");
+        tls.addSuppressed(new RedisConnectionException("Unable to connect to 127.0.0.1:7000",
+                new SSLHandshakeException("PKIX path building failed")));
+        RedisException acl = new RedisException("Cannot retrieve cluster partitions from [redis://127.0.0.1:7000]");
+        acl.addSuppressed(new RedisCommandExecutionException("NOPERM this user has no permissions to run the"
+                + " 'cluster|nodes' command"));
+
+        assertThat(RedisFailure.of(new RedisUnavailableException("Redis ...", tls)).kind())
+                .isEqualTo(RedisFailure.Kind.TLS);
+        assertThat(RedisFailure.of(new RedisUnavailableException("Redis ...", acl)).kind())
+                .isEqualTo(RedisFailure.Kind.PERMISSION);
+        assertThat(RedisFailure.of(new RedisException("Cannot retrieve cluster partitions")).kind())
+                .isEqualTo(RedisFailure.Kind.UNREACHABLE);
     }
 }
