@@ -35,7 +35,10 @@ public final class RedisClients {
      * into (a node added, a replica promoted by hand).
      */
     static final Duration TOPOLOGY_REFRESH_PERIOD = Duration.ofSeconds(30);
-    /** The least time between two topology reads that a redirection or failed reconnects trigger. */
+    /**
+     * The least time between two topology reads that redirections or failed reconnects trigger, and between two that
+     * a failing health check asks for ({@link RedisConnection#ping}).
+     */
     static final Duration TOPOLOGY_REFRESH_GAP = Duration.ofSeconds(1);
 
     /**

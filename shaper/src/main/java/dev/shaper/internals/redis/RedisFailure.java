@@ -44,8 +44,8 @@ public record RedisFailure(Kind kind, String detail) {
     }
 
     /**
-     * How deep a cause chain (and the chains of what it suppressed) is searched; Lettuce nests the decisive error two or
-     * three levels down.
+     * How deep a cause chain (and the chains of what it suppressed) is searched; Lettuce nests the decisive error two
+     * or three levels down.
      */
     private static final int MAX_DEPTH = 16;
     /**
