@@ -8,6 +8,7 @@ import dev.shaper.internals.admission.AdmissionRule;
 import dev.shaper.internals.capacity.adaptive.AdaptiveSettings;
 import dev.shaper.internals.capacity.adaptive.CapacityBounds;
 import dev.shaper.internals.capacity.adaptive.ControllerKind;
+import dev.shaper.internals.redis.RedisLocation;
 import dev.shaper.internals.shaping.ReleasePace;
 import dev.shaper.internals.shaping.ShapingRule;
 import dev.shaper.internals.store.BoundedRocksDbMemory;
@@ -343,19 +344,23 @@ public final class ShaperConfig extends AbstractConfig {
             + " about 16 % of a core per instance at 250 ms, 40 % at 100 ms. A longer interval raises the bound on"
             + " over-admission (see shaper.admission.mode) by rate x the difference.";
 
-    /** Redis location. */
+    /** Redis location: one server or a Redis Cluster. */
     public static final String REDIS_URI_CONFIG = "shaper.redis.uri";
-    public static final String REDIS_URI_DOC = "Redis holding the shared admission counters:"
-            + " redis://[user:password@]host:port[/db], or rediss://... for TLS. Empty: admission uses local"
-            + " buckets only, each with the rate divided by the number of live shaper instances. The password"
-            + " never appears in logs.";
+    public static final String REDIS_URI_DOC = "Redis holding the shared admission counters (and, with"
+            + " shaper.shaping.total.scope=cluster, the capacity's leases and decision):"
+            + " redis://[user:password@]host:port[/db], or rediss://... for TLS. A Redis Cluster:"
+            + " redis-cluster://[user:password@]host:port[,host:port...], or rediss-cluster://... for TLS, naming"
+            + " one or more of its nodes (the client learns the others and follows failovers; no /db). Empty:"
+            + " admission uses local buckets only, each with the rate divided by the number of live shaper"
+            + " instances. The password never appears in logs.";
 
-    /** Certificate authorities trusted for rediss://. */
+    /** Certificate authorities trusted for rediss:// and rediss-cluster://. */
     public static final String REDIS_TLS_CA_FILE_CONFIG = "shaper.redis.tls.ca.file";
-    public static final String REDIS_TLS_CA_FILE_DOC = "For a rediss:// URI: path of a PEM file of the certificate"
-            + " authorities whose certificates the shaper trusts for Redis, in place of the JVM's truststore"
-            + " (which -Djavax.net.ssl.trustStore replaces for every TLS connection of the JVM, Kafka's included)."
-            + " The server's certificate must also name the host of shaper.redis.uri. Empty: the JVM's truststore.";
+    public static final String REDIS_TLS_CA_FILE_DOC = "For a rediss:// or rediss-cluster:// URI: path of a PEM file"
+            + " of the certificate authorities whose certificates the shaper trusts for Redis, in place of the JVM's"
+            + " truststore (which -Djavax.net.ssl.trustStore replaces for every TLS connection of the JVM, Kafka's"
+            + " included). The server's certificate must also name the host of shaper.redis.uri (on a Redis Cluster,"
+            + " each node's certificate the address the node announces). Empty: the JVM's truststore.";
 
     /** Redis timeout. */
     public static final String REDIS_TIMEOUT_MS_CONFIG = "shaper.redis.timeout.ms";
@@ -966,9 +971,11 @@ public final class ShaperConfig extends AbstractConfig {
         }
     }
 
-    /** Accepts an empty string or a redis:// or rediss:// URI; never echoes the value (it may hold a password). */
+    /**
+     * Accepts an empty string, a redis:// or rediss:// URI, or a Redis Cluster's redis-cluster:// or
+     * rediss-cluster:// one ({@link RedisLocation}); never echoes the value (it may hold a password).
+     */
     static final class RedisUriValidator implements ConfigDef.Validator {
-        private static final String EXPECTED = "redis://[user:password@]host:port[/db]";
 
         @Override
         public void ensureValid(String name, Object value) {
@@ -977,32 +984,16 @@ public final class ShaperConfig extends AbstractConfig {
             if (uri.isBlank()) {
                 return;
             }
-            String trimmed = uri.trim();
-            if (!trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://")) {
-                throw new ConfigException(name, "[hidden]", "expected " + EXPECTED + " or rediss://... (TLS), or"
-                        + " empty for local admission only");
-            }
-            io.lettuce.core.RedisURI parsed;
             try {
-                parsed = io.lettuce.core.RedisURI.create(trimmed);
+                RedisLocation.parse(uri);
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(name, "[hidden]", "not a valid Redis URI (expected " + EXPECTED + "): "
-                        + e.getMessage().replace(trimmed, "[hidden]"));
-            }
-            // Lettuce keeps what follows a colon that does not start a number in the host ("127.0.0.1:notaport")
-            // and connects to the default port; only an IPv6 literal in brackets may hold colons.
-            String host = parsed.getHost();
-            boolean ipv6 = host != null && host.startsWith("[") && host.endsWith("]");
-            if (host == null || host.isEmpty() || host.startsWith(":") || (!ipv6 && host.contains(":"))) {
-                // The host is not echoed either: with a malformed URI it may hold part of the password.
-                throw new ConfigException(name, "[hidden]", "expected " + EXPECTED + ", with a host and a port"
-                        + " number from 1 to 65535 (the port may be left out for 6379)");
+                throw new ConfigException(name, "[hidden]", e.getMessage() + "; or empty for local admission only");
             }
         }
 
         @Override
         public String toString() {
-            return "empty, redis://... or rediss://...";
+            return "empty, redis://..., rediss://..., redis-cluster://... or rediss-cluster://...";
         }
     }
 

@@ -280,6 +280,25 @@ class ShaperConfigTest {
     }
 
     @Test
+    void shouldTakeARedisClusterUriAndRefuseAMalformedOneNamingTheKeyAndTheForm() {
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.REDIS_URI_CONFIG,
+                "redis-cluster://app:s3cret@10.0.0.1:7000,10.0.0.2:7001")).redisUri())
+                .isEqualTo("redis-cluster://app:s3cret@10.0.0.1:7000,10.0.0.2:7001");
+        assertThat(new ShaperConfig(Map.of(ShaperConfig.REDIS_URI_CONFIG, "rediss-cluster://redis-0:6380"))
+                .redisUri()).isEqualTo("rediss-cluster://redis-0:6380");
+
+        for (String uri : List.of("redis-cluster://app:s3cret@10.0.0.1:7000/1",
+                "redis-cluster://app:s3cret@10.0.0.1:7000,,10.0.0.2:7001", "redis-cluster://app:s3cret@10.0.0.1:x")) {
+            assertThatThrownBy(() -> new ShaperConfig(Map.of(ShaperConfig.REDIS_URI_CONFIG, uri)))
+                    .as(uri)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("shaper.redis.uri")
+                    .hasMessageContaining("redis-cluster://[user:password@]host:port[,host:port...]")
+                    .hasMessageNotContaining("s3cret");
+        }
+    }
+
+    @Test
     void shouldTakeAPemFileOfTrustedCasForRedisTlsAndRefuseAMissingOne(@TempDir Path dir) throws Exception {
         assertThat(new ShaperConfig(Map.of()).redisTlsCaFile()).as("the JVM's truststore").isNull();
         Path ca = Files.writeString(dir.resolve("ca.pem"), "-----BEGIN CERTIFICATE-----\n");

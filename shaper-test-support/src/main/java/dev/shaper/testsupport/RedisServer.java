@@ -112,6 +112,8 @@ public final class RedisServer implements AutoCloseable {
         private List<String> userRules = List.of();
         private String password;
         private TestCertificates certificates;
+        private Path dir;
+        private Duration clusterNodeTimeout;
         private final List<String> args = new ArrayList<>();
 
         private Builder() {
@@ -148,10 +150,44 @@ public final class RedisServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The server's working directory ({@code --dir}), created if missing: where a replica receives its master's
+         * data and a cluster node keeps its {@code nodes.conf}, so a directory of its own for each such server.
+         * Default: the JVM's temporary directory, where a server without replication writes nothing.
+         */
+        public Builder dir(Path directory) {
+            this.dir = directory;
+            return this;
+        }
+
+        /**
+         * Makes the server a node of a Redis Cluster, to be joined with others ({@link RedisCluster} does):
+         * {@code --cluster-enabled yes}, its {@code nodes.conf} in its {@link #dir}, and its cluster bus on a second
+         * free port of its own ({@code --cluster-port}; the default, the port + 10000, may be taken or out of range).
+         *
+         * @param nodeTimeout {@code cluster-node-timeout}: how long the node may not answer before the others count
+         *                    it as failed
+         */
+        public Builder clusterNode(Duration nodeTimeout) {
+            this.clusterNodeTimeout = nodeTimeout;
+            return this;
+        }
+
         /** Extra {@code redis-server} arguments, e.g. {@code "--maxmemory", "1mb"}. */
         public Builder args(String... extra) {
             args.addAll(List.of(extra));
             return this;
+        }
+
+        private Path workingDirectory() {
+            if (dir == null) {
+                return Path.of(System.getProperty("java.io.tmpdir"));
+            }
+            try {
+                return Files.createDirectories(dir);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create " + dir, e);
+            }
         }
 
         /** Starts the server on a free port and returns once it answers. */
@@ -172,7 +208,12 @@ public final class RedisServer implements AutoCloseable {
                 }
                 command.addAll(List.of("--bind", HOST,
                         "--save", "", "--appendonly", "no", "--daemonize", "no",
-                        "--logfile", "", "--dir", System.getProperty("java.io.tmpdir")));
+                        "--logfile", "", "--dir", workingDirectory().toString()));
+                if (clusterNodeTimeout != null) {
+                    command.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                            "--cluster-port", Integer.toString(FreePort.find()),
+                            "--cluster-node-timeout", Long.toString(clusterNodeTimeout.toMillis())));
+                }
                 if (password != null) {
                     command.addAll(List.of("--requirepass", password));
                 }

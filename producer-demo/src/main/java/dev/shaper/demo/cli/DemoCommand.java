@@ -73,8 +73,8 @@ public final class DemoCommand implements Callable<Integer> {
                     + " RATE_LIMITED (default: ${DEFAULT-VALUE})")
     double admissionRate;
 
-    @Option(names = "--redis-uri", description = "Redis for shared admission counters, redis://host:port"
-            + " (default: none, local token buckets)")
+    @Option(names = "--redis-uri", description = "Redis for shared admission counters, redis://host:port, or a"
+            + " Redis Cluster, redis-cluster://host:port[,host:port...] (default: none, local token buckets)")
     String redisUri;
 
     @Option(names = "--jdbc-url", defaultValue = "jdbc:h2:mem:shaper-demo;DB_CLOSE_DELAY=-1",
@@ -169,9 +169,10 @@ public final class DemoCommand implements Callable<Integer> {
     /** The demo's settings from the options, checked against each other; a usage error names the bad one. */
     DemoSettings settings() {
         Checks.option(spec, "--jdbc-url", () -> new JdbcTarget(jdbcUrl, null, null));
-        if (redisUri != null && !redisUri.matches("rediss?://.+")) {
+        if (redisUri != null && !redisUri.matches("rediss?(-cluster)?://.+")) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Invalid value for option"
-                    + " '--redis-uri': expected redis://host:port or rediss://host:port, got '" + redisUri + "'");
+                    + " '--redis-uri': expected redis://host:port or rediss://host:port, or a Redis Cluster's"
+                    + " redis-cluster://host:port[,host:port...], got '" + redisUri + "'");
         }
         Duration producing = duration != null ? duration : adaptive ? ADAPTIVE_DEFAULT_DURATION : DEFAULT_DURATION;
         return new DemoSettings(producing, rate, totalRate, keys, zipf, baseRate, burstSize, burstEvery, recordSize,

@@ -34,12 +34,28 @@ final class LimitScript {
     private LimitScript() {
     }
 
-    /** The Redis key of {@code admissionKey} under {@code algorithm}: its prefix, then the key as a hash tag. */
+    /**
+     * Before an admission key that would leave the hash tag empty (an empty key, or one that starts with
+     * <code>}</code>), and before one that starts with this byte itself, so that no two keys share a name.
+     */
+    static final byte TAG_ESCAPE = '~';
+
+    /**
+     * The Redis key of {@code admissionKey} under {@code algorithm}: its prefix, then the key as a hash tag, so that
+     * the key's every Redis key (the scripts derive one per limit or window from this name) is in one Redis Cluster
+     * slot. Redis hashes the whole name when the tag is empty, which would scatter the derived keys: such a key gets
+     * {@link #TAG_ESCAPE} before it (<code>shaper:win:{~}x}</code>), as does a key starting with that byte.
+     */
     static byte[] keyName(AdmissionAlgorithm algorithm, byte[] admissionKey) {
         byte[] prefix = (algorithm.keyPrefix() + "{").getBytes(StandardCharsets.UTF_8);
-        byte[] name = new byte[prefix.length + admissionKey.length + 1];
+        boolean escaped = admissionKey.length == 0 || admissionKey[0] == '}' || admissionKey[0] == TAG_ESCAPE;
+        int at = prefix.length + (escaped ? 1 : 0);
+        byte[] name = new byte[at + admissionKey.length + 1];
         System.arraycopy(prefix, 0, name, 0, prefix.length);
-        System.arraycopy(admissionKey, 0, name, prefix.length, admissionKey.length);
+        if (escaped) {
+            name[prefix.length] = TAG_ESCAPE;
+        }
+        System.arraycopy(admissionKey, 0, name, at, admissionKey.length);
         name[name.length - 1] = '}';
         return name;
     }

@@ -2,6 +2,7 @@ package dev.shaper.internals.admission;
 
 import dev.shaper.internals.redis.RedisCallObserver;
 import dev.shaper.internals.redis.RedisClients;
+import dev.shaper.internals.redis.RedisConnection;
 import dev.shaper.internals.redis.RedisFailure;
 import dev.shaper.internals.redis.RedisScriptRunner;
 import dev.shaper.internals.redis.RedisUnavailableException;
@@ -10,7 +11,7 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import java.net.SocketAddress;
@@ -33,7 +34,9 @@ import reactor.core.Disposable;
  * thread.
  *
  * <p>Two connections: one for the per-record calls of the strict mode and the pings, one owned by the
- * batched mode's sync, which pipelines its commands (auto-flush off) so that all keys cost one round trip.
+ * batched mode's sync, which pipelines its commands so that all keys cost one round trip. Either to one Redis or to a
+ * Redis Cluster ({@link RedisConnection}): there each key's calls go to the master of its slot, and a batched sync
+ * sends one script call per slot (see {@link ChargeCalls}).
  */
 public final class RedisLimits implements AutoCloseable {
 
@@ -57,8 +60,8 @@ public final class RedisLimits implements AutoCloseable {
     /** Whether the client is this object's alone, made for it (tests, tools), so that it closes it too. */
     private final boolean ownsClient;
     private final List<RedisConnectionStateListener> listeners = new CopyOnWriteArrayList<>();
-    private volatile StatefulRedisConnection<byte[], byte[]> calls;
-    private volatile StatefulRedisConnection<byte[], byte[]> pipeline;
+    private volatile RedisConnection<byte[], byte[]> calls;
+    private volatile RedisConnection<byte[], byte[]> pipeline;
     private volatile RedisCallObserver observer = RedisCallObserver.NONE;
     /** Told the name of each key a batched charge found holding another type of value, and Redis's error. */
     private volatile BiConsumer<String, String> unusableKeys = (key, error) -> { };
@@ -68,7 +71,8 @@ public final class RedisLimits implements AutoCloseable {
     private final Disposable reconnectEvents;
 
     /**
-     * @param uri     {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS
+     * @param uri     {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS, or a Redis
+     *                Cluster's {@code redis-cluster://[user:password@]host:port[,host:port...]}
      * @param timeout the longest any command may take; a slower Redis counts as down
      */
     public RedisLimits(String uri, Duration timeout, Duration reconnectDelay) {
@@ -76,7 +80,7 @@ public final class RedisLimits implements AutoCloseable {
     }
 
     /**
-     * @param trustedCas for {@code rediss://}: a PEM file of the certificate authorities to trust instead of the
+     * @param trustedCas for TLS: a PEM file of the certificate authorities to trust instead of the
      *                   JVM's truststore, or null for the JVM's
      */
     public RedisLimits(String uri, Duration timeout, Duration reconnectDelay, Path trustedCas) {
@@ -177,8 +181,8 @@ public final class RedisLimits implements AutoCloseable {
         byte[][] args = new byte[4][];
         LimitScript.putArgs(args, 0, policy, new double[] {cost}, LimitScript.Mode.TAKE);
         try {
-            return LimitScript.parse(algorithm, RedisScriptRunner.evaluate(calls(), algorithm.script(), keys, args),
-                    policy.size());
+            return LimitScript.parse(algorithm,
+                    RedisScriptRunner.evaluate(calls().sync(), algorithm.script(), keys, args), policy.size());
         } catch (RedisCommandExecutionException e) {
             if (BucketUnusableException.isWrongType(e.getMessage())) {
                 throw new BucketUnusableException("Redis key " + new String(keys[0], StandardCharsets.UTF_8)
@@ -203,7 +207,7 @@ public final class RedisLimits implements AutoCloseable {
         byte[][] args = new byte[4][];
         LimitScript.putArgs(args, 0, AdmissionPolicy.of(algorithm, 1, 1), new double[] {1}, LimitScript.Mode.CHARGE);
         try {
-            RedisScriptRunner.evaluate(calls(), algorithm.script(), keys, args);
+            RedisScriptRunner.evaluate(calls().sync(), algorithm.script(), keys, args);
         } catch (RedisException | IllegalStateException e) {
             throw unavailable(e);
         } finally {
@@ -222,7 +226,7 @@ public final class RedisLimits implements AutoCloseable {
     }
 
     private boolean isConnected() {
-        StatefulRedisConnection<byte[], byte[]> c = calls;
+        RedisConnection<byte[], byte[]> c = calls;
         return c != null && c.isOpen();
     }
 
@@ -284,7 +288,7 @@ public final class RedisLimits implements AutoCloseable {
     /** Groups the charges by script, then into calls as {@link ChargeCalls} does, and pipelines them all at once. */
     private Charged chargeUntimed(List<Charge> charges, LimitScript.Mode mode)
             throws RedisUnavailableException {
-        StatefulRedisConnection<byte[], byte[]> c;
+        RedisConnection<byte[], byte[]> c;
         List<ChargeCall> calls = new ArrayList<>();
         try {
             c = pipeline();
@@ -360,11 +364,15 @@ public final class RedisLimits implements AutoCloseable {
     }
 
     /**
-     * Whether the server is a Redis Cluster node, asked once: a script call may then only touch one slot's keys.
-     * A server that refuses INFO (an ACL that allows only the scripts) is treated as a cluster node, since
-     * grouping by slot is valid everywhere.
+     * Whether a script call may only touch one slot's keys: on a Redis Cluster, or on a server that is a cluster
+     * node (a URI that names one node of a cluster with one shard, or a proxy in front of one), asked once. A server
+     * that refuses INFO (an ACL that allows only the scripts) is treated as a cluster node, since grouping by slot is
+     * valid everywhere.
      */
     private boolean isCluster() {
+        if (redis.isCluster()) {
+            return true;
+        }
         Boolean known = cluster;
         if (known == null) {
             try {
@@ -382,16 +390,21 @@ public final class RedisLimits implements AutoCloseable {
      * Opens both connections and makes each one's first script calls (with no key: they change nothing), at start,
      * where a slow answer costs nothing: the first calls of a JVM load and compile the client's code paths, and made
      * by the batched mode's first sync they could outlast the timeout, counting a healthy Redis as down. Every
-     * algorithm's script is loaded, so that its first decision finds it. Failures are ignored: the calls that follow
-     * will tell.
+     * algorithm's script is loaded, on every master of a cluster, so that its first decision finds it; both
+     * connections connect to every master. Failures are ignored: the calls that follow will tell.
      */
     public void warmUp() {
         try {
+            for (RedisClusterCommands<byte[], byte[]> master : calls().masters()) {
+                for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.all()) {
+                    RedisScriptRunner.evaluate(master, algorithm.script(), new byte[0][], new byte[0][]);
+                }
+            }
             List<RedisScriptRunner.Call> none = new ArrayList<>();
             for (AdmissionAlgorithm algorithm : AdmissionAlgorithm.all()) {
-                RedisScriptRunner.evaluate(calls(), algorithm.script(), new byte[0][], new byte[0][]);
                 none.add(new RedisScriptRunner.Call(algorithm.script(), new byte[0][], new byte[0][]));
             }
+            pipeline().masters(); // a cluster's sync then finds its connection to every master open
             // The sync's own path (pipelining, waiting, reading), with calls for no key.
             for (RedisFuture<List<Object>> reply : RedisScriptRunner.pipelined(pipeline(), none, redis.timeout(),
                     redis.description())) {
@@ -404,16 +417,22 @@ public final class RedisLimits implements AutoCloseable {
     }
 
     /**
-     * Returns if Redis answers PING within the timeout; throws otherwise, with the cause that tells a Redis that
-     * does not answer from one that refuses the credentials or the TLS handshake (see {@link RedisFailure}).
+     * Returns if Redis answers PING within the timeout (on a cluster: every slot has a master, and each answers);
+     * throws otherwise, with the cause that tells a Redis that does not answer from one that refuses the credentials
+     * or the TLS handshake (see {@link RedisFailure}).
      */
     public void ping() throws RedisUnavailableException {
         long start = System.nanoTime();
         try {
-            String reply = calls().sync().ping();
+            String reply = calls().ping();
             if (!"PONG".equals(reply)) {
                 throw new RedisUnavailableException("Redis " + redis.description() + " answered PING with " + reply,
                         null);
+            }
+            if (redis.isCluster()) {
+                // The hand-back and the sync after the ping then find their connection to each master open (one a
+                // failover promoted included), rather than opening it within their timeout.
+                pipeline().masters();
             }
         } catch (RuntimeException e) {
             throw unavailable(e);
@@ -422,12 +441,12 @@ public final class RedisLimits implements AutoCloseable {
         }
     }
 
-    private StatefulRedisConnection<byte[], byte[]> calls() {
-        StatefulRedisConnection<byte[], byte[]> c = calls;
+    private RedisConnection<byte[], byte[]> calls() {
+        RedisConnection<byte[], byte[]> c = calls;
         if (c == null) {
             synchronized (this) {
                 if (calls == null) {
-                    calls = redis.client().connect(ByteArrayCodec.INSTANCE);
+                    calls = redis.connect(ByteArrayCodec.INSTANCE);
                 }
                 c = calls;
             }
@@ -435,14 +454,12 @@ public final class RedisLimits implements AutoCloseable {
         return c;
     }
 
-    private StatefulRedisConnection<byte[], byte[]> pipeline() {
-        StatefulRedisConnection<byte[], byte[]> c = pipeline;
+    private RedisConnection<byte[], byte[]> pipeline() {
+        RedisConnection<byte[], byte[]> c = pipeline;
         if (c == null) {
             synchronized (this) {
                 if (pipeline == null) {
-                    StatefulRedisConnection<byte[], byte[]> p = redis.client().connect(ByteArrayCodec.INSTANCE);
-                    p.setAutoFlushCommands(false);
-                    pipeline = p;
+                    pipeline = redis.connect(ByteArrayCodec.INSTANCE);
                 }
                 c = pipeline;
             }

@@ -1,6 +1,10 @@
 package dev.shaper.internals.redis;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import javax.net.ssl.SSLException;
 
 /**
@@ -16,7 +20,10 @@ public record RedisFailure(Kind kind, String detail) {
 
     /** The kinds of failure, each with a different remedy. */
     public enum Kind {
-        /** No answer within the timeout, connection refused or lost: Redis is down, overloaded or out of reach. */
+        /**
+         * No answer within the timeout, connection refused or lost: Redis is down, overloaded or out of reach; or a
+         * Redis Cluster in a failover or a slot migration ({@link #CLUSTER_TRANSITIONS}), which ends on its own.
+         */
         UNREACHABLE,
         /** Redis refuses the credentials ({@code WRONGPASS}) or wants some ({@code NOAUTH}). */
         AUTHENTICATION,
@@ -36,31 +43,73 @@ public record RedisFailure(Kind kind, String detail) {
         }
     }
 
-    /** How deep a cause chain is searched; Lettuce nests the decisive error two or three levels down. */
+    /**
+     * How deep a cause chain (and the chains of what it suppressed) is searched; Lettuce nests the decisive error two
+     * or three levels down.
+     */
     private static final int MAX_DEPTH = 16;
+    /**
+     * The errors of a Redis Cluster whose topology is changing: a redirection (MOVED, ASK; the cluster client follows
+     * them, so one reaches the shaper only when the URI names a single node of a cluster), slots without a master
+     * during a failover (CLUSTERDOWN), a key moving between nodes (TRYAGAIN), a replica without its master
+     * (MASTERDOWN), a promoted node still loading (LOADING). Transient, whatever else the cause chain holds.
+     */
+    static final List<String> CLUSTER_TRANSITIONS = List.of("MOVED ", "ASK ", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN",
+            "LOADING");
     /** What Redis (7.0 and later) answers when a script calls a command the ACL refuses its user. */
     static final String SCRIPT_NOPERM = "The user executing the script can't run this command";
 
-    /** Classifies {@code failure} by its cause chain; anything that is not a refusal counts as unreachable. */
+    /**
+     * Classifies {@code failure} by its cause chain and the exceptions suppressed along it (a cluster client that
+     * reaches no node reports each node's failure as one); anything that is not a refusal counts as unreachable.
+     */
     public static RedisFailure of(Throwable failure) {
-        Throwable t = failure;
-        for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
-            if (t instanceof SSLException) {
-                return new RedisFailure(Kind.TLS, rootMessage(t));
+        RedisFailure decided = search(failure, 0, Collections.newSetFromMap(new IdentityHashMap<>()));
+        return decided != null ? decided
+                : new RedisFailure(Kind.UNREACHABLE, failure == null ? "no answer" : rootMessage(failure));
+    }
+
+    /** The first error that decides the kind, depth first: each link of the chain, then what it suppressed. */
+    private static RedisFailure search(Throwable failure, int depth, Set<Throwable> seen) {
+        for (Throwable t = failure; t != null && depth < MAX_DEPTH && seen.add(t); depth++, t = t.getCause()) {
+            RedisFailure decided = classify(t);
+            if (decided != null) {
+                return decided;
             }
-            String message = t.getMessage() == null ? "" : t.getMessage();
-            if (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")) {
-                return new RedisFailure(Kind.AUTHENTICATION, message);
-            }
-            // A command the ACL refuses inside a script: Redis's own words, without the NOPERM code
-            if (message.startsWith("NOPERM") || message.contains(SCRIPT_NOPERM)) {
-                return new RedisFailure(Kind.PERMISSION, message);
-            }
-            if (message.startsWith("OOM ")) {
-                return new RedisFailure(Kind.OUT_OF_MEMORY, message);
+            for (Throwable suppressed : t.getSuppressed()) {
+                decided = search(suppressed, depth + 1, seen);
+                if (decided != null) {
+                    return decided;
+                }
             }
         }
-        return new RedisFailure(Kind.UNREACHABLE, failure == null ? "no answer" : rootMessage(failure));
+        return null;
+    }
+
+    /** The failure {@code t} itself decides, or null. */
+    private static RedisFailure classify(Throwable t) {
+        if (t instanceof SSLException) {
+            return new RedisFailure(Kind.TLS, rootMessage(t));
+        }
+        String message = t.getMessage() == null ? "" : t.getMessage();
+        if (isClusterTransition(message)) {
+            return new RedisFailure(Kind.UNREACHABLE, message);
+        }
+        if (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")) {
+            return new RedisFailure(Kind.AUTHENTICATION, message);
+        }
+        // A command the ACL refuses inside a script: Redis's own words, without the NOPERM code
+        if (message.startsWith("NOPERM") || message.contains(SCRIPT_NOPERM)) {
+            return new RedisFailure(Kind.PERMISSION, message);
+        }
+        if (message.startsWith("OOM ")) {
+            return new RedisFailure(Kind.OUT_OF_MEMORY, message);
+        }
+        return null;
+    }
+
+    private static boolean isClusterTransition(String message) {
+        return CLUSTER_TRANSITIONS.stream().anyMatch(message::startsWith);
     }
 
     /** True for the kinds that configuration must fix: Redis answers, but refuses the shaper. */
@@ -74,7 +123,11 @@ public record RedisFailure(Kind kind, String detail) {
      */
     public String describe() {
         return switch (kind) {
-            case UNREACHABLE -> "does not answer: " + detail;
+            case UNREACHABLE -> !isClusterTransition(detail) ? "does not answer: " + detail
+                    : detail.startsWith("MOVED ") || detail.startsWith("ASK ")
+                    ? "redirects the shaper to another node: " + detail + "; if shaper.redis.uri names a node of a"
+                    + " Redis Cluster, name the cluster: redis-cluster://host:port[,host:port...]"
+                    : "is changing its cluster's topology (a failover or a slot migration): " + detail;
             case AUTHENTICATION -> "refuses the shaper's credentials: " + detail + "; check the user and password in"
                     + " shaper.redis.uri";
             case PERMISSION -> "does not let the shaper's user run a command it needs: " + detail + "; grant the ACL"

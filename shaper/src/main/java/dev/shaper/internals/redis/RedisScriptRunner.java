@@ -4,7 +4,8 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,11 +17,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs Lua scripts: EVALSHA, and EVAL (which loads the script again) when Redis answers NOSCRIPT after a restart or
- * {@code SCRIPT FLUSH}. The one place the shaper runs a script: one call at a time on a connection of this runner's
- * own ({@link #run}), or on a caller's connection, one call ({@link #evaluate}) or a pipeline of many ({@link
- * #pipelined}). Any failure, or a reply the caller cannot read, surfaces as {@link RedisUnavailableException} within
- * the client's timeout.
+ * Runs Lua scripts: EVALSHA, and EVAL (which loads the script again) when Redis answers NOSCRIPT after a restart,
+ * {@code SCRIPT FLUSH} or, on a Redis Cluster, on a node that never ran the script (a replica promoted by a failover).
+ * The one place the shaper runs a script: one call at a time on a connection of this runner's own ({@link #run}), or
+ * on a caller's connection, one call ({@link #evaluate}) or a pipeline of many ({@link #pipelined}). Any failure, or a
+ * reply the caller cannot read, surfaces as {@link RedisUnavailableException} within the client's timeout.
  */
 public final class RedisScriptRunner implements AutoCloseable {
 
@@ -37,7 +38,7 @@ public final class RedisScriptRunner implements AutoCloseable {
     }
 
     private final RedisClients.Client redis;
-    private volatile StatefulRedisConnection<String, String> connection;
+    private volatile RedisConnection<String, String> connection;
 
     /** A runner with a connection of its own on the instance's client, which it does not close. */
     public RedisScriptRunner(RedisClients.Client redis) {
@@ -48,35 +49,36 @@ public final class RedisScriptRunner implements AutoCloseable {
     public <T> T run(RedisScript script, String[] keys, String[] args, Reply<T> reply)
             throws RedisUnavailableException {
         try {
-            return reply.parse(evaluate(connection(), script, keys, args));
+            return reply.parse(evaluate(connection().sync(), script, keys, args));
         } catch (RedisException | IllegalStateException | IllegalArgumentException | ClassCastException e) {
             throw new RedisUnavailableException("Redis " + redis.description() + ": " + e.getMessage(), e);
         }
     }
 
     /**
-     * Runs {@code script} once on {@code c}, loading it again if Redis answers NOSCRIPT; Redis's and Lettuce's
-     * exceptions pass through, for the caller to tell a failed Redis from a key it cannot use.
+     * Runs {@code script} once with {@code commands}, loading it again if Redis answers NOSCRIPT (the EVAL goes where
+     * the EVALSHA went: to the node of the first key, on a cluster); Redis's and Lettuce's exceptions pass through,
+     * for the caller to tell a failed Redis from a key it cannot use.
      */
-    public static <K, V> List<Object> evaluate(StatefulRedisConnection<K, V> c, RedisScript script, K[] keys,
+    public static <K, V> List<Object> evaluate(RedisClusterCommands<K, V> commands, RedisScript script, K[] keys,
                                                V[] args) {
         try {
-            return c.sync().evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
+            return commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
         } catch (RedisNoScriptException e) {
-            return c.sync().eval(script.source(), ScriptOutputType.MULTI, keys, args);
+            return commands.eval(script.source(), ScriptOutputType.MULTI, keys, args);
         }
     }
 
     /**
-     * Sends {@code calls} in one pipeline on {@code c} (whose auto-flush is off) and waits, at most {@code timeout},
-     * for every reply, failed ones included; the calls Redis answers NOSCRIPT are sent once more, the first of each
-     * script as an EVAL that loads it, and waited for as long again (so up to twice {@code timeout} after Redis lost
-     * its scripts): a call that did run is never sent twice. A timeout leaves the outcome unknown. Read each reply
-     * with {@link #replyOf}.
+     * Sends {@code calls} in one pipeline on {@code c} and waits, at most {@code timeout}, for every reply, failed ones
+     * included; the calls Redis answers NOSCRIPT are sent once more, the first of each script on each node as an EVAL
+     * that loads it there, and waited for as long again (so up to twice {@code timeout} after Redis lost its
+     * scripts): a call that did run is never sent twice. A timeout leaves the outcome unknown. Read each reply with
+     * {@link #replyOf}.
      *
      * @param description where the calls go, without credentials, for the exception's message
      */
-    public static List<RedisFuture<List<Object>>> pipelined(StatefulRedisConnection<byte[], byte[]> c,
+    public static List<RedisFuture<List<Object>>> pipelined(RedisConnection<byte[], byte[]> c,
                                                             List<Call> calls, Duration timeout, String description)
             throws RedisUnavailableException {
         List<RedisFuture<List<Object>>> replies = send(c, calls, false);
@@ -99,19 +101,24 @@ public final class RedisScriptRunner implements AutoCloseable {
         return replies;
     }
 
-    /** Pipelines the calls; with the source, the first call of each script is an EVAL that loads it. */
-    private static List<RedisFuture<List<Object>>> send(StatefulRedisConnection<byte[], byte[]> c, List<Call> calls,
+    /**
+     * Pipelines the calls; with the source, the first call of each script to each node is an EVAL that loads it
+     * there (each node of a cluster has its own scripts).
+     */
+    private static List<RedisFuture<List<Object>>> send(RedisConnection<byte[], byte[]> c, List<Call> calls,
                                                         boolean withSource) {
-        List<RedisFuture<List<Object>>> replies = new ArrayList<>(calls.size());
-        Set<String> loaded = new HashSet<>();
-        for (Call call : calls) {
-            // Redis runs a pipeline in order: once the EVAL has loaded the script, EVALSHA finds it.
-            replies.add(withSource && loaded.add(call.script().sha())
-                    ? c.async().eval(call.script().source(), ScriptOutputType.MULTI, call.keys(), call.args())
-                    : c.async().evalsha(call.script().sha(), ScriptOutputType.MULTI, call.keys(), call.args()));
-        }
-        c.flushCommands();
-        return replies;
+        return c.pipeline(async -> {
+            List<RedisFuture<List<Object>>> replies = new ArrayList<>(calls.size());
+            Set<String> loaded = new HashSet<>();
+            for (Call call : calls) {
+                String node = call.keys().length == 0 ? "" : c.nodeOf(call.keys()[0]);
+                // A node runs its commands in order: once the EVAL has loaded the script, EVALSHA finds it.
+                replies.add(withSource && loaded.add(node + " " + call.script().sha())
+                        ? async.eval(call.script().source(), ScriptOutputType.MULTI, call.keys(), call.args())
+                        : async.evalsha(call.script().sha(), ScriptOutputType.MULTI, call.keys(), call.args()));
+            }
+            return replies;
+        });
     }
 
     /**
@@ -172,12 +179,12 @@ public final class RedisScriptRunner implements AutoCloseable {
         return redis.description();
     }
 
-    private StatefulRedisConnection<String, String> connection() {
-        StatefulRedisConnection<String, String> c = connection;
+    private RedisConnection<String, String> connection() {
+        RedisConnection<String, String> c = connection;
         if (c == null) {
             synchronized (this) {
                 if (connection == null) {
-                    connection = redis.client().connect();
+                    connection = redis.connect(StringCodec.UTF8);
                 }
                 c = connection;
             }
