@@ -14,6 +14,8 @@
 -- ARGV[6]  the input partitions the instance runs, comma separated ("" for none)
 -- ARGV[7]  what the instance may have in use now: what it released in the last second, or its rate if more, units per
 --          second
+-- ARGV[8]  how long a lost table is learnt again, milliseconds: the longest lease any instance may hold (absent: the
+--          lease, ARGV[4])
 -- Returns  { grant: this instance's rate until its lease ends, a decimal string,
 --            available: what the leases share, a decimal string,
 --            instances: the live instances, this one included,
@@ -24,8 +26,9 @@
 -- <partitions>". The aggregates change with the fields, so that a call reads no other instance's field: '~reserved'
 -- (the reservations together, in micro-units per second: an integer, so that it never drifts), '#<partition>' (how
 -- many live instances run it, there while more than 0), '~covered' (how many partitions have a '#' field), '~live',
--- '~epoch', '~round' (calls, counted), '~shares' (the last sharing-out, below) and '~calls' and '~pending' (the calls
--- and the drift since). A lease that ended is taken out by the next call, whoever makes it (the expiries name it),
+-- '~epoch', '~partitions' (P, as the counts were made), '~round' (calls, counted), '~shares' (the last sharing-out,
+-- below) and '~calls' and '~pending' (the calls and the drift since). A lease that ended is taken out by the next
+-- call, whoever makes it (the expiries name it),
 -- so a dead instance's part returns within its lease.
 --
 -- Safety: the leases share C x (partitions run by a live instance) / P. The static share of a partition no
@@ -34,24 +37,26 @@
 -- the higher of its new grant and what it may have in use (ARGV[7]): a part it gives up reaches the others only
 -- once its releases of the larger part are more than a second old, and a renewal whose answer is lost leaves the
 -- instance on its old part, which its entry still reserves. A grant never exceeds what the others' reservations
--- leave ('~reserved', exact at every call): whatever the sharing-out below says, the reservations together never
--- exceed what the leases share.
+-- leave ('~reserved', exact at every call), whatever the sharing-out below says. (An entry may reserve more than its
+-- grant, what its instance still has in use, and C may fall: then the reservations exceed what the leases share
+-- until those releases age, and no one is granted anything beyond them meanwhile.)
 --
 -- Fairness: priority by priority, and within a priority max-min fair by demand (water-filling); what is left when
 -- every demand is met is split evenly, so that a burst on any instance can start before its next renewal. The
 -- sharing-out reads every demand, so it is not redone at every call: '~shares' keeps its water level per priority,
 -- from which each call takes its target in O(priorities). A call redoes it once it is a quarter of a lease old (a
 -- renewal period), or once demands and the shared capacity have moved by more than a twentieth of it since (joins,
--- leaves, a cut of C) and at least half as many calls as there are instances came since the last one (but for a
--- table of twenty instances or fewer, where a sharing-out costs little): a churn of demands costs Redis a
--- sharing-out, O(N), per half round of renewals at most, so O(1) per call.
+-- leaves, a cut of C) and, in a table of more than twenty instances, at least half as many calls as there are
+-- instances came since the last one: a churn of demands costs Redis a sharing-out, O(N), per half round of renewals
+-- at most, so O(1) per call.
 --
 -- A lost table (flushed, evicted, a failover to a replica that had not seen it, Redis restarted empty) must not
 -- let the next caller take C while the others still release at their parts. A table without its '~epoch' field was
 -- lost, and once per round of renewals the other keys' sizes are checked against '~live'; when anything is missing
--- or differs, the three keys start again with a new epoch and a learning period of one lease, during which no grant
--- exceeds what the caller holds already (ARGV[7]): the table fills again with the parts in use before anyone gets
--- more. No key has an expiry, so that no eviction policy that prefers keys with one (volatile-*) takes them first.
+-- or differs, or P is not the one the table counted partitions by, the three keys start again with a new epoch and
+-- a learning period of the longest lease (ARGV[8]), during which no grant exceeds what the caller holds already
+-- (ARGV[7]): the table fills again with the parts in use before anyone gets more. No key has an expiry, so that no
+-- eviction policy that prefers keys with one (volatile-*) takes them first.
 -- Commands it calls: TIME, DEL, HGET, HMGET, HSET, HDEL, HLEN, HINCRBY, HGETALL, ZCARD, ZADD, ZREM, ZRANGEBYSCORE.
 
 local TABLE, EXPIRIES, DEMANDS = KEYS[1], KEYS[2], KEYS[3]
@@ -69,7 +74,7 @@ local held = math.max(0, tonumber(ARGV[7] or '') or 0)
 
 -- The aggregates and this instance's entry as it was.
 local agg = redis.call('HMGET', TABLE, '~epoch', '~reserved', '~covered', '~live', '~shares', me, '~round',
-    '~calls', '~pending')
+    '~calls', '~pending', '~partitions')
 local epoch = agg[1]
 local reservedSum = tonumber(agg[2]) or 0
 local covered = tonumber(agg[3]) or 0
@@ -89,12 +94,14 @@ at, sharedAvailable, totalDemand, headroom = tonumber(at), tonumber(sharedAvaila
     tonumber(headroom)
 local calls, pending = (tonumber(agg[8]) or 0) + 1, tonumber(agg[9]) or 0
 
--- A table without its epoch was lost; once per round of renewals the other keys' sizes are checked against the
--- table's counts too (a key deleted or evicted alone). Either way all three start again, with a new epoch.
-if not epoch or (live > 0 and round % live == 0 and (redis.call('ZCARD', EXPIRIES) ~= live
+-- A table without its epoch was lost, one of another P counted other partitions; once per round of renewals the other
+-- keys' sizes are checked against the table's counts too (a key deleted or evicted alone). Any of these: all three
+-- start again, with a new epoch.
+if not epoch or tonumber(agg[10]) ~= partitions
+    or (live > 0 and round % live == 0 and (redis.call('ZCARD', EXPIRIES) ~= live
     or redis.call('HLEN', DEMANDS) ~= live)) then
   redis.call('DEL', TABLE, EXPIRIES, DEMANDS)
-  epoch = tostring(now + lease)
+  epoch = tostring(now + math.max(lease, tonumber(ARGV[8] or '') or 0))
   reservedSum, covered, live, old = 0, 0, 0, false
   sharesSpec, at, sharedAvailable, totalDemand, headroom, levelSpec = false, nil, nil, nil, nil, nil
   calls, pending = 1, 0
@@ -204,7 +211,7 @@ local available = capacity * math.min(covered, partitions) / partitions
 pending = pending + drift + math.abs(available - (sharedAvailable or available))
 
 local stale = at == nil or now - at >= lease / 4
-local moved = pending > DRIFT * math.max(available, totalDemand or 0) and calls + 10 >= live / 2
+local moved = pending > DRIFT * math.max(available, totalDemand or 0) and (live <= 20 or calls >= live / 2)
 local levels = {}
 if stale or moved then
   -- Water-filling, priority by priority: ascending by demand, each gets its demand while that is below an equal
@@ -285,13 +292,15 @@ local grantMicro = math.floor(math.max(0, math.min(target * MICRO, available * M
 if learning then
   grantMicro = math.min(grantMicro, math.floor(held * MICRO))
 end
-local reservedMicro = math.max(grantMicro, math.ceil(held * MICRO))
+-- What it holds, to the nearest micro-unit: a grant it reports back as held comes back to the same number
+local reservedMicro = math.max(grantMicro, math.floor(held * MICRO + 0.5))
 reservedSum = othersReserved + reservedMicro
 
 redis.call('HSET', TABLE, me, string.format('%d %d %s %s', now + lease, reservedMicro,
     demandSpec == '' and '0:0' or demandSpec, myList),
     '~epoch', epoch, '~reserved', string.format('%d', reservedSum), '~covered', covered, '~live', live,
-    '~round', round % 1000000000, '~calls', calls, '~pending', string.format('%.17g', pending), '~shares', sharesSpec)
+    '~partitions', partitions, '~round', round % 1000000000, '~calls', calls,
+    '~pending', string.format('%.17g', pending), '~shares', sharesSpec)
 redis.call('ZADD', EXPIRIES, now + lease, me)
 redis.call('HSET', DEMANDS, me, demandSpec)
 return { string.format('%.17g', grantMicro / MICRO), string.format('%.17g', available), live,

@@ -33,8 +33,9 @@ public final class LeaseBenchmark {
         System.out.print(results);
         for (int n : options.instances()) {
             for (PhaseFigures phase : simulate(options, n)) {
-                String row = LeaseResultTable.row(phase, options.capacity(),
-                        new LeaseCadence(Duration.ofMillis(options.leaseMs()), options.renewalsPerSecond()));
+                String row = LeaseResultTable.row(phase, options.capacity(), new LeaseCadence(
+                        Duration.ofMillis(options.leaseMs()), options.renewalsPerSecond(),
+                        LeaseBenchOptions.PARTITIONS_PER_INSTANCE * n));
                 System.out.print(row);
                 results.append(row);
             }

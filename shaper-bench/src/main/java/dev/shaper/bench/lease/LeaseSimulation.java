@@ -197,11 +197,12 @@ final class LeaseSimulation implements AutoCloseable {
         List<Integer> own = IntStream.range(slot * LeaseBenchOptions.PARTITIONS_PER_INSTANCE,
                 (slot + 1) * LeaseBenchOptions.PARTITIONS_PER_INSTANCE).boxed().toList();
         double capacity = options.capacity();
+        LeaseCadence cadence = new LeaseCadence(Duration.ofMillis(options.leaseMs()), options.renewalsPerSecond(),
+                partitions);
         RedisCapacityLeases leases = new RedisCapacityLeases(client, new RedisCapacityLeases.Terms(APPLICATION, id,
-                () -> capacity, partitions));
+                () -> capacity, partitions, cadence.longestLease()));
         SimulatedInstance instance = new SimulatedInstance(slot, leases, own, capacity * own.size() / partitions,
-                new LeaseCadence(Duration.ofMillis(options.leaseMs()), options.renewalsPerSecond()), ledger, log,
-                clockMs, firstDueMs, watchdog, options.timeoutMs());
+                cadence, ledger, log, clockMs, firstDueMs, watchdog, options.timeoutMs());
         instance.demand(demand);
         slots.set(slot, instance);
         Thread thread = new Thread(null, instance, id, STACK_BYTES);

@@ -126,8 +126,10 @@ final class SimulatedInstance implements Runnable {
         }
     }
 
+    /** As the shaper: the interval at the instances counted, never more than a quarter of the lease last asked for. */
     private synchronized long intervalMs() {
-        return cadence.renewalInterval(instances).toMillis();
+        long interval = cadence.renewalInterval(instances).toMillis();
+        return leaseMs > 0 ? Math.min(interval, leaseMs / LeaseCadence.RENEWALS_PER_LEASE) : interval;
     }
 
     /** Waits for {@code dueMs} or a call to renew soon; -1 once dead. */

@@ -101,11 +101,18 @@ public final class CapacityCoordinator implements AutoCloseable {
         }
     }
 
-    /** The periodic check: renews once the renewal interval at the application's size has passed since the last. */
+    /**
+     * The periodic check: renews once the renewal interval at the application's size has passed since the last
+     * renewal, and never later than a quarter of the lease that renewal asked for (the count of instances it brought
+     * may have lengthened the interval, not the lease its entry holds in Redis). Never early: the budget holds.
+     */
     private void renewIfDue() {
-        // Half a tick of slack: a tick that comes a little early does not put the renewal off by a whole tick
-        long slack = cadence.shortestRenewalInterval().toNanos() / 2;
-        if (!renewedOnce || nanoTime.getAsLong() - lastRenewalNanos >= renewalInterval().toNanos() - slack) {
+        long interval = renewalInterval().toNanos();
+        if (lastLeaseLength != null) {
+            interval = Math.min(interval, lastLeaseLength.toNanos() / LeaseCadence.RENEWALS_PER_LEASE);
+        }
+        // A millisecond of slack for the clock's granularity: a tick on time renews on time
+        if (!renewedOnce || nanoTime.getAsLong() - lastRenewalNanos >= interval - 1_000_000L) {
             renew();
         }
     }

@@ -41,12 +41,13 @@ public final class CapacityLeaseScript {
         return new String[] {tableName(applicationId), expiriesName(applicationId), demandsName(applicationId)};
     }
 
-    /** The script's seven arguments. */
+    /** The script's eight arguments. */
     static String[] args(String instanceId, double capacity, int inputPartitions, long leaseMs, PriorityDemand demand,
-                         Collection<Integer> partitions, double held) {
+                         Collection<Integer> partitions, double held, long learningMs) {
         return new String[] {instanceId, number(capacity), Integer.toString(inputPartitions), Long.toString(leaseMs),
                 demand.encode(),
-                partitions.stream().sorted().map(String::valueOf).collect(Collectors.joining(",")), number(held)};
+                partitions.stream().sorted().map(String::valueOf).collect(Collectors.joining(",")), number(held),
+                Long.toString(learningMs)};
     }
 
     /** Parses the script's reply: {@code [grant, available, instances, demand, learning]}. */

@@ -172,11 +172,16 @@ public final class CapacityPool {
 
     /**
      * From now on the application's capacity is {@code totalRate}, units per second (more than 0): the static shares
-     * follow at once, the leases at their next renewal, and each task's rate at its next tick.
+     * follow at once; a leased grant falls at once in proportion to a fall (so the grants together stay within the
+     * new capacity without a call to Redis) and follows a rise at its next renewal; each task's rate follows at its
+     * next tick.
      */
     public synchronized void setTotalRate(double totalRate) {
         if (!(totalRate > 0) || Double.isInfinite(totalRate)) {
             throw new IllegalArgumentException("need a finite total rate > 0, got " + totalRate);
+        }
+        if (!Double.isNaN(leased) && totalRate < this.totalRate) {
+            leased = leased * totalRate / this.totalRate;
         }
         this.totalRate = totalRate;
         poolMayHaveChanged();

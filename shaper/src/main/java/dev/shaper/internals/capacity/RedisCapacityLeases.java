@@ -19,8 +19,11 @@ public final class RedisCapacityLeases implements CapacityLeases {
      * Where the application's leases live, and on what terms.
      *
      * @param capacity the capacity C to share, read at each renewal: it moves with the closed loop's decisions
+     * @param learning how long a lease table found lost is learnt again: the longest lease an instance may hold
+     *                 ({@link LeaseCadence#longestLease})
      */
-    public record Terms(String applicationId, String instanceId, DoubleSupplier capacity, int inputPartitions) {
+    public record Terms(String applicationId, String instanceId, DoubleSupplier capacity, int inputPartitions,
+                        Duration learning) {
     }
 
     private final RedisScriptRunner redis;
@@ -41,7 +44,7 @@ public final class RedisCapacityLeases implements CapacityLeases {
     public Lease renew(PriorityDemand demand, Collection<Integer> partitions, double held, Duration lease)
             throws RedisUnavailableException {
         String[] args = CapacityLeaseScript.args(terms.instanceId(), terms.capacity().getAsDouble(),
-                terms.inputPartitions(), lease.toMillis(), demand, partitions, held);
+                terms.inputPartitions(), lease.toMillis(), demand, partitions, held, terms.learning().toMillis());
         return redis.run(CapacityLeaseScript.SCRIPT, keys, args, CapacityLeaseScript::parse);
     }
 

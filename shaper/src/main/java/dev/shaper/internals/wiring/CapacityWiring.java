@@ -111,10 +111,11 @@ public final class CapacityWiring {
             CapacityPool pool = new CapacityPool(config.totalRate(), inputPartitions);
             CapacityCoordinator coordinator = null;
             if (redis != null) {
+                LeaseCadence cadence = new LeaseCadence(config.capacityLease(), config.capacityRenewalsPerSecond(),
+                        inputPartitions);
                 RedisCapacityLeases leases = new RedisCapacityLeases(redis, new RedisCapacityLeases.Terms(
-                        applicationId, instanceId, pool::totalRate, inputPartitions));
-                coordinator = new CapacityCoordinator(pool, leases,
-                        new LeaseCadence(config.capacityLease(), config.capacityRenewalsPerSecond()),
+                        applicationId, instanceId, pool::totalRate, inputPartitions, cadence.longestLease()));
+                coordinator = new CapacityCoordinator(pool, leases, cadence,
                         new DaemonThreadScheduler("shaper-capacity"), System::nanoTime);
             }
             if (core == null) {
@@ -123,13 +124,10 @@ public final class CapacityWiring {
             RedisCapacityDecisions decisions = redis == null ? null : new RedisCapacityDecisions(redis,
                     new RedisCapacityDecisions.Terms(applicationId, instanceId, adaptive.adjustMs(),
                             DECISION_KEPT_TIMEOUTS * adaptive.feedbackTimeoutMs()));
-            CapacityCoordinator leased = coordinator;
-            ClosedLoop loop = new ClosedLoop(core, decisions, capacity -> {
-                pool.setTotalRate(capacity);
-                if (leased != null) {
-                    leased.renewSoon(); // the grants follow now rather than at the next renewal
-                }
-            }, new DaemonThreadScheduler("shaper-capacity-loop"), System::currentTimeMillis, instanceId);
+            // A fall of C lowers the grant at once, a rise reaches it at the next renewal: no burst of renewals at
+            // every decision of every instance
+            ClosedLoop loop = new ClosedLoop(core, decisions, pool::setTotalRate,
+                    new DaemonThreadScheduler("shaper-capacity-loop"), System::currentTimeMillis, instanceId);
             return new Capacity(pool, coordinator, loop, feedback, new StartupWarmUp(loop));
         } catch (RuntimeException e) {
             if (feedback != null) {

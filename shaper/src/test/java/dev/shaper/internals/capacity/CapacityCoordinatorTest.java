@@ -26,7 +26,7 @@ class CapacityCoordinatorTest {
     private final ManualScheduler scheduler = new ManualScheduler();
     private final ScriptedLeases leases = new ScriptedLeases();
     private final CapacityCoordinator coordinator = new CapacityCoordinator(pool, leases,
-            new LeaseCadence(LEASE, RENEWALS_PER_SECOND), scheduler, scheduler::nanoTime);
+            new LeaseCadence(LEASE, RENEWALS_PER_SECOND, 10_000), scheduler, scheduler::nanoTime);
 
     /** Leases that grant what the test sets, or fail while it says so, and record what they were told. */
     private static final class ScriptedLeases implements CapacityLeases {
@@ -209,6 +209,40 @@ class CapacityCoordinatorTest {
         scheduler.advance(LEASE);
         assertThat(leases.demands.size() - after).isEqualTo(4);
         assertThat(leases.leases.get(leases.leases.size() - 1)).isEqualTo(LEASE);
+    }
+
+    @Test
+    void shouldRenewWithinAQuarterOfTheLeaseItAskedForWhenTheInstancesCountedJump() {
+        // Given: two live instances, so a lease of 1 s
+        pool.join(0);
+        coordinator.start();
+        scheduler.runDue();
+        assertThat(leases.leases.get(leases.leases.size() - 1)).isEqualTo(LEASE);
+
+        // When: the next answer counts 1,000 instances (a 10 s lease from then on)
+        leases.instances = 1_000;
+        scheduler.advance(coordinator.renewalInterval());
+        int before = leases.leases.size();
+
+        // Then: the entry in Redis still stands for the 1 s asked for: the next renewal comes within a quarter of it,
+        // and asks for the longer lease; only then do renewals space out
+        scheduler.advance(LEASE.dividedBy(4));
+        assertThat(leases.leases.size() - before).isEqualTo(1);
+        assertThat(leases.leases.get(leases.leases.size() - 1)).isEqualTo(Duration.ofSeconds(10));
+        scheduler.advance(Duration.ofMillis(2_000));
+        assertThat(leases.leases.size() - before).isEqualTo(1);
+        scheduler.advance(Duration.ofMillis(500));
+        assertThat(leases.leases.size() - before).isEqualTo(2);
+    }
+
+    @Test
+    void shouldNeverCountMoreInstancesThanInputPartitionsForTheLease() {
+        LeaseCadence cadence = new LeaseCadence(LEASE, RENEWALS_PER_SECOND, 8);
+
+        assertThat(cadence.lease(1_000)).isEqualTo(cadence.lease(8));
+        assertThat(cadence.longestLease()).isEqualTo(LEASE);
+        assertThat(new LeaseCadence(LEASE, RENEWALS_PER_SECOND, 10_000).longestLease())
+                .isEqualTo(Duration.ofSeconds(100));
     }
 
     /** {@code unitsPerSecond} at the highest priority. */

@@ -77,12 +77,13 @@ class CapacityLeaseScriptIT {
 
     /** The application's table as if it had been running for a while: its epoch's learning period over. */
     private void settled() {
-        server.call("HSET", CapacityLeaseScript.tableName(application), "~epoch", "1");
+        server.call("HSET", CapacityLeaseScript.tableName(application), "~epoch", "1", "~partitions",
+                Integer.toString(PARTITIONS));
     }
 
     private Leased newInstance(String id) {
         RedisCapacityLeases leases = new RedisCapacityLeases(client(),
-                new RedisCapacityLeases.Terms(application, id, () -> CAPACITY, PARTITIONS));
+                new RedisCapacityLeases.Terms(application, id, () -> CAPACITY, PARTITIONS, LEASE));
         opened.add(leases);
         return new Leased(leases);
     }
@@ -311,6 +312,41 @@ class CapacityLeaseScriptIT {
     }
 
     @Test
+    void shouldLearnTheTableAgainWhenThePartitionCountChanges() throws Exception {
+        // Given: a settled table counted by 8 partitions, a on 0-3
+        Leased a = instance("a");
+        a.renew(d(100), List.of(0, 1, 2, 3), 0);
+
+        // When: an instance that counts 16 partitions renews (the topic grew)
+        RedisCapacityLeases wider = new RedisCapacityLeases(client(),
+                new RedisCapacityLeases.Terms(application, "b", () -> CAPACITY, 16, LEASE));
+        opened.add(wider);
+        CapacityLeases.Lease lease = wider.renew(d(400), List.of(8, 9, 10, 11), 0, LEASE);
+
+        // Then: the counts were made by another P: the table starts again, learnt before anyone gets more than it
+        // holds, its partitions counted by the new P
+        assertThat(lease.learning()).isTrue();
+        assertThat(lease.grant()).isZero();
+        assertThat(server.call("HGET", CapacityLeaseScript.tableName(application), "~partitions")).isEqualTo("16");
+    }
+
+    @Test
+    void shouldLearnALostTableForTheLongestLeaseAnInstanceMayHoldNotTheCallersOwn() throws Exception {
+        // Given: an instance whose own lease is 1 s, in an application whose instances may hold leases of 60 s
+        RedisCapacityLeases leases = new RedisCapacityLeases(client(),
+                new RedisCapacityLeases.Terms(application, "fresh", () -> CAPACITY, PARTITIONS, LEASE));
+        opened.add(leases);
+
+        // When: it finds the table lost (never written)
+        CapacityLeases.Lease lease = leases.renew(d(100), List.of(0), 0, Duration.ofSeconds(1));
+
+        // Then: the learning period lasts the 60 s, not its own second
+        assertThat(lease.learning()).isTrue();
+        long epoch = Long.parseLong(server.call("HGET", CapacityLeaseScript.tableName(application), "~epoch"));
+        assertThat(epoch - System.currentTimeMillis()).isGreaterThan(LEASE.toMillis() - 5_000);
+    }
+
+    @Test
     void shouldCostNoMoreThanTwiceAsMuchWithFiveHundredOtherInstancesAsWithFive() throws Exception {
         // Given: two applications on one Redis, one with 5 other live instances, one with 500, ten partitions each
         Renewer few = instanceAmong(5);
@@ -340,17 +376,18 @@ class CapacityLeaseScriptIT {
     /** An instance of a new application, whose table already holds {@code others} live instances. */
     private Renewer instanceAmong(int others) throws Exception {
         String app = "lease-cost-" + others + "-" + APPS.incrementAndGet();
-        server.call("HSET", CapacityLeaseScript.tableName(app), "~epoch", "1");
         int partitions = (others + 1) * 10;
+        server.call("HSET", CapacityLeaseScript.tableName(app), "~epoch", "1", "~partitions",
+                Integer.toString(partitions));
         RedisClients.Client client = client();
         for (int i = 0; i < others; i++) {
             RedisCapacityLeases other = new RedisCapacityLeases(client,
-                    new RedisCapacityLeases.Terms(app, "other-" + i, () -> CAPACITY, partitions));
+                    new RedisCapacityLeases.Terms(app, "other-" + i, () -> CAPACITY, partitions, LEASE));
             opened.add(other);
             other.renew(d(1 + i % 7), tenPartitionsFrom(i * 10), 0, LEASE);
         }
         RedisCapacityLeases leases = new RedisCapacityLeases(client,
-                new RedisCapacityLeases.Terms(app, "me", () -> CAPACITY, partitions));
+                new RedisCapacityLeases.Terms(app, "me", () -> CAPACITY, partitions, LEASE));
         opened.add(leases);
         Renewer renewer = new Renewer(new Leased(leases), tenPartitionsFrom(others * 10));
         renewer.leases().renew(d(5), renewer.partitions(), 0);

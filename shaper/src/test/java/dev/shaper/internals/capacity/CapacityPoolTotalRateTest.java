@@ -30,19 +30,25 @@ class CapacityPoolTotalRateTest {
     }
 
     @Test
-    void shouldKeepTheLeasedGrantUntilTheNextRenewalWhenTheTotalFalls() {
-        // Given: a pool on a lease of 300/s
+    void shouldLowerTheLeasedGrantAtOnceWhenTheTotalFallsAndKeepItUntilTheNextRenewalWhenItRises() {
+        // Given: a pool on a lease of 300/s of 400/s
         CapacityPool pool = new CapacityPool(400, 8);
         pool.join(0);
         pool.useLease(300);
 
-        // When: the capacity falls, and the lease is not renewed yet
+        // When: the capacity falls to a quarter, and the lease is not renewed yet
         pool.setTotalRate(100);
 
-        // Then: the grant stands (the lease script shares the new total at the next renewal), the static shares do not
-        assertThat(pool.pooled()).isEqualTo(300);
+        // Then: the grant falls in proportion at once (the grants together stay within the new capacity without a
+        // call to Redis); the static shares too
+        assertThat(pool.pooled()).isEqualTo(75);
         pool.holdLease();
         assertThat(pool.pooled()).isEqualTo(12.5);
+
+        // And: a rise waits for the next renewal, which shares the new total
+        pool.useLease(75);
+        pool.setTotalRate(400);
+        assertThat(pool.pooled()).isEqualTo(75);
     }
 
     @Test

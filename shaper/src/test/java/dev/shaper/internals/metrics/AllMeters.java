@@ -55,7 +55,7 @@ public final class AllMeters implements AutoCloseable {
             @Override
             public void close() {
             }
-        }, new LeaseCadence(Duration.ofSeconds(1), 500), new ManualScheduler(), System::nanoTime));
+        }, new LeaseCadence(Duration.ofSeconds(1), 500, 8), new ManualScheduler(), System::nanoTime));
         AdaptiveCapacity adaptive = AdaptiveCapacity.start(new AdaptiveSettings(new CapacityBounds(40, 400), 100,
                 0.01, 1_000, 5_000, 30_000, ControllerKind.AIMD), System.currentTimeMillis(), false);
         metrics.bindClosedLoop(new ClosedLoop(adaptive, null, capacity -> { }, new ManualScheduler(),

@@ -189,7 +189,8 @@ class RedisClusterIT {
     /** The application's lease table as if it had run a while: its learning period over, in the table's slot. */
     private static void settledLeaseTable(String application) {
         RedisServer master = cluster.masterOf(SlotHash.getSlot(CapacityLeaseScript.tableName(application)));
-        master.call("HSET", CapacityLeaseScript.tableName(application), "~epoch", "1");
+        master.call("HSET", CapacityLeaseScript.tableName(application), "~epoch", "1", "~partitions",
+                Integer.toString(PARTITIONS.size()));
     }
 
     @Test
@@ -246,7 +247,7 @@ class RedisClusterIT {
         String application = "cluster-app-1";
         settledLeaseTable(application);
         RedisCapacityLeases leases = closedAfter(new RedisCapacityLeases(client,
-                new RedisCapacityLeases.Terms(application, "a", () -> CAPACITY, PARTITIONS.size())));
+                new RedisCapacityLeases.Terms(application, "a", () -> CAPACITY, PARTITIONS.size(), LEASE)));
         CapacityLeases.Lease lease = leases.renew(demand(100), PARTITIONS, 0, LEASE);
         assertThat(lease.grant()).isEqualTo(CAPACITY);
         assertThat(lease.instances()).isEqualTo(1);
@@ -378,14 +379,14 @@ class RedisClusterIT {
         ManualScheduler batchedClock = new ManualScheduler();
         AdmissionController batched = admission(AdmissionMode.BATCHED, client(), batchedClock);
         RedisCapacityLeases leases = closedAfter(new RedisCapacityLeases(client,
-                new RedisCapacityLeases.Terms(application, "a", () -> CAPACITY, PARTITIONS.size())));
+                new RedisCapacityLeases.Terms(application, "a", () -> CAPACITY, PARTITIONS.size(), LEASE)));
         RedisCapacityDecisions decisions = closedAfter(new RedisCapacityDecisions(client,
                 new RedisCapacityDecisions.Terms(application, "a", 60_000, 300_000)));
         // And: another application's instance leasing alone on a client of its own, which no admission pings
         String otherApplication = keyOn(victim, "cluster-app-other");
         settledLeaseTable(otherApplication);
         RedisCapacityLeases otherLeases = closedAfter(new RedisCapacityLeases(client(),
-                new RedisCapacityLeases.Terms(otherApplication, "b", () -> CAPACITY, PARTITIONS.size())));
+                new RedisCapacityLeases.Terms(otherApplication, "b", () -> CAPACITY, PARTITIONS.size(), LEASE)));
         assertThat(otherLeases.renew(demand(100), PARTITIONS, 0, LEASE).grant()).isEqualTo(CAPACITY);
         String victimsBucket = keyOn(victim, "failover-tb");
         String victimsBatchedKey = keyOn(victim, "failover-batched");
