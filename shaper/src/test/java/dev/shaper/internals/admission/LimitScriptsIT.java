@@ -276,22 +276,34 @@ class LimitScriptsIT {
 
     // ---- counters' lifetime
 
+    /** Redis's clock now, in milliseconds. */
+    private long redisMillis() {
+        List<String> time = redis.sync().time();
+        return Long.parseLong(time.get(0)) * 1_000 + Long.parseLong(time.get(1)) / 1_000;
+    }
+
     @ParameterizedTest
     @MethodSource("dev.shaper.internals.admission.AdmissionAlgorithms#windows")
     void aOneMillisecondWindowsCounterLivesTwoMillisecondsNeverZero(AdmissionAlgorithm algorithm) throws Exception {
         String key = newKey();
         String name = new String(LimitScript.keyName(algorithm, bytes(key)), StandardCharsets.UTF_8);
-        // The script and a read of its counters' TTLs in one transaction: nothing can expire in between
+        // Redis's clock before the script, then the script and a read of its counters' expiry times and of the clock
+        // in one transaction: nothing can expire in between (the clock may move on: the machine may stall)
+        long beforeMs = redisMillis();
         redis.sync().multi();
         redis.sync().eval(algorithm.script().source(), ScriptOutputType.MULTI, new String[] {name}, "3", "1", "1",
                 "take");
-        redis.sync().eval("local out = {} for _, k in ipairs(redis.call('KEYS', ARGV[1])) do out[#out + 1] = redis.call('PTTL', k)"
-                + " end return out", ScriptOutputType.MULTI, new String[0], name + ":1:*");
+        redis.sync().eval("local t = redis.call('TIME') local out = {tonumber(t[1]) * 1000 + math.floor(tonumber(t[2])"
+                + " / 1000)} for _, k in ipairs(redis.call('KEYS', ARGV[1])) do out[#out + 1] ="
+                + " redis.call('PEXPIRETIME', k) end return out", ScriptOutputType.MULTI, new String[0], name + ":1:*");
         TransactionResult result = redis.sync().exec();
         List<Object> reply = result.get(0);
         assertThat(((Number) reply.get(0)).longValue()).isEqualTo(1);
-        List<Object> ttls = result.get(1);
-        assertThat(ttls).hasSize(1).allSatisfy(ttl -> assertThat(((Number) ttl).longValue()).isBetween(1L, 2L));
+        List<Object> read = result.get(1);
+        long afterMs = ((Number) read.get(0)).longValue();
+        // Then: one counter, set to expire two milliseconds after the script ran (between the two clock readings)
+        assertThat(read.subList(1, read.size())).hasSize(1).allSatisfy(expiresAt -> assertThat(
+                ((Number) expiresAt).longValue()).isBetween(beforeMs + 2, afterMs + 2));
         // And: it is gone soon after
         Thread.sleep(20);
         assertThat(redis.sync().keys(name + ":*")).isEmpty();
