@@ -64,9 +64,7 @@ class PriorityTopologyTest {
     @Test
     void shouldShareATotalByWeightTimesRateWithinAPriority() {
         // Given: two heavy keys (weight 3) and two light keys (weight 1), all at 50/s, against a total of 100/s
-        RuleBook rules = new RuleBook(new ShapingRule(50, 100_000, 600_000), List.of(
-                new KeyRule(new KeyMatcher.Prefix("heavy-"), new ShapingRule(50, 100_000, 600_000, 0, 3)),
-                new KeyRule(new KeyMatcher.Prefix("light-"), new ShapingRule(50, 100_000, 600_000, 0, 1))));
+        RuleBook rules = heavyAndLight();
         try (ShaperDriver shaper = ShaperDriver.start(settings(), rules, 1)) {
             send(shaper, "light-", 2, 1_000);
             send(shaper, "heavy-", 2, 1_000);
@@ -86,9 +84,7 @@ class PriorityTopologyTest {
     @Test
     void shouldShareByWeightWithShortTicksWhoseBudgetIsAUnitOrTwo() {
         // Given: the same keys, ticks of 20 ms: about 2 units of the total per tick for two bands
-        RuleBook rules = new RuleBook(new ShapingRule(50, 100_000, 600_000), List.of(
-                new KeyRule(new KeyMatcher.Prefix("heavy-"), new ShapingRule(50, 100_000, 600_000, 0, 3)),
-                new KeyRule(new KeyMatcher.Prefix("light-"), new ShapingRule(50, 100_000, 600_000, 0, 1))));
+        RuleBook rules = heavyAndLight();
         Duration tick = Duration.ofMillis(20);
         try (ShaperDriver shaper = ShaperDriver.start(settings(tick), rules, 1)) {
             send(shaper, "light-", 2, 1_000);
@@ -107,9 +103,7 @@ class PriorityTopologyTest {
     @Test
     void shouldKeepTheWeightsWhenTheTicksComeLate() {
         // Given: the same keys, ticks of 20 ms of which every fifth comes 150 ms late, as on a busy stream thread
-        RuleBook rules = new RuleBook(new ShapingRule(50, 100_000, 600_000), List.of(
-                new KeyRule(new KeyMatcher.Prefix("heavy-"), new ShapingRule(50, 100_000, 600_000, 0, 3)),
-                new KeyRule(new KeyMatcher.Prefix("light-"), new ShapingRule(50, 100_000, 600_000, 0, 1))));
+        RuleBook rules = heavyAndLight();
         Duration tick = Duration.ofMillis(20);
         try (ShaperDriver shaper = ShaperDriver.start(settings(tick), rules, 1)) {
             send(shaper, "light-", 2, 1_000);
@@ -132,6 +126,13 @@ class PriorityTopologyTest {
             int light = released.getOrDefault("light-", 0);
             assertThat((double) heavy / light).as("heavy %d, light %d", heavy, light).isCloseTo(3.0, within(0.15));
         }
+    }
+
+    /** Keys "heavy-*" of weight 3 and "light-*" of weight 1, all at 50/s. */
+    private static RuleBook heavyAndLight() {
+        return new RuleBook(new ShapingRule(50, 100_000, 600_000), List.of(
+                new KeyRule(new KeyMatcher.Prefix("heavy-"), new ShapingRule(50, 100_000, 600_000, 0, 3)),
+                new KeyRule(new KeyMatcher.Prefix("light-"), new ShapingRule(50, 100_000, 600_000, 0, 1))));
     }
 
     private static Map<String, String> settings() {
