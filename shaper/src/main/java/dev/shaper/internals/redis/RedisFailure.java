@@ -1,5 +1,6 @@
 package dev.shaper.internals.redis;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -52,7 +53,7 @@ public record RedisFailure(Kind kind, String detail) {
      * The errors of a Redis Cluster whose topology is changing: a redirection (MOVED, ASK; the cluster client follows
      * them, so one reaches the shaper only when the URI names a single node of a cluster), slots without a master
      * during a failover (CLUSTERDOWN), a key moving between nodes (TRYAGAIN), a replica without its master
-     * (MASTERDOWN), a promoted node still loading (LOADING). Transient, whatever else the cause chain holds.
+     * (MASTERDOWN), a promoted node still loading (LOADING). Transient, unless a refusal is also in the cause chain.
      */
     static final List<String> CLUSTER_TRANSITIONS = List.of("MOVED ", "ASK ", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN",
             "LOADING");
@@ -61,29 +62,33 @@ public record RedisFailure(Kind kind, String detail) {
 
     /**
      * Classifies {@code failure} by its cause chain and the exceptions suppressed along it (a cluster client that
-     * reaches no node reports each node's failure as one); anything that is not a refusal counts as unreachable.
+     * reaches no node reports each node's failure as one); a refusal anywhere in it decides over a transient error
+     * elsewhere (one node refusing the credentials while another still loads is a configuration to fix); anything
+     * that is not a refusal counts as unreachable.
      */
     public static RedisFailure of(Throwable failure) {
-        RedisFailure decided = search(failure, 0, Collections.newSetFromMap(new IdentityHashMap<>()));
-        return decided != null ? decided
+        List<RedisFailure> decided = new ArrayList<>();
+        search(failure, 0, Collections.newSetFromMap(new IdentityHashMap<>()), decided);
+        for (RedisFailure each : decided) {
+            if (each.isRefusal()) {
+                return each;
+            }
+        }
+        return !decided.isEmpty() ? decided.get(0)
                 : new RedisFailure(Kind.UNREACHABLE, failure == null ? "no answer" : rootMessage(failure));
     }
 
-    /** The first error that decides the kind, depth first: each link of the chain, then what it suppressed. */
-    private static RedisFailure search(Throwable failure, int depth, Set<Throwable> seen) {
+    /** Every error that decides a kind, depth first: each link of the chain, then what it suppressed. */
+    private static void search(Throwable failure, int depth, Set<Throwable> seen, List<RedisFailure> decided) {
         for (Throwable t = failure; t != null && depth < MAX_DEPTH && seen.add(t); depth++, t = t.getCause()) {
-            RedisFailure decided = classify(t);
-            if (decided != null) {
-                return decided;
+            RedisFailure kind = classify(t);
+            if (kind != null) {
+                decided.add(kind);
             }
             for (Throwable suppressed : t.getSuppressed()) {
-                decided = search(suppressed, depth + 1, seen);
-                if (decided != null) {
-                    return decided;
-                }
+                search(suppressed, depth + 1, seen, decided);
             }
         }
-        return null;
     }
 
     /** The failure {@code t} itself decides, or null. */

@@ -69,4 +69,15 @@ class RedisFailureTest {
         assertThat(RedisFailure.of(new RedisException("Cannot retrieve cluster partitions")).kind())
                 .isEqualTo(RedisFailure.Kind.UNREACHABLE);
     }
+
+    @Test
+    void aRefusalOfOneNodeDecidesOverAnotherNodesTransientError() {
+        // One node still loads after a failover while another refuses the credentials: the refusal is what to fix
+        RedisException both = new RedisException("Cannot retrieve cluster partitions");
+        both.addSuppressed(new RedisCommandExecutionException("LOADING Redis is loading the dataset in memory"));
+        both.addSuppressed(new RedisCommandExecutionException("WRONGPASS invalid username-password pair"));
+
+        assertThat(RedisFailure.of(new RedisUnavailableException("Redis ...", both)).kind())
+                .isEqualTo(RedisFailure.Kind.AUTHENTICATION);
+    }
 }
