@@ -23,6 +23,7 @@ import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -227,8 +228,20 @@ class OutputTopicMissingIT {
             // And when: the changelog is created again as it was
             admin.createTopics(List.of(new NewTopic(changelog, 2, (short) 1)
                     .configs(Map.of("cleanup.policy", "compact")))).all().get();
-            Await.until("ready again", Duration.ofSeconds(5 * OutputTopicsWatch.PERIOD.toSeconds()),
-                    () -> Http.get(port, "/health/ready").status() == 200);
+            Await.until("ready again, or Kafka Streams failed", Duration.ofSeconds(5 * OutputTopicsWatch.PERIOD
+                    .toSeconds()), () -> Http.get(port, "/health/ready").status() == 200 || failed(shaper));
+            if (failed(shaper)) {
+                // As docs/operations.md says, Kafka Streams may fail a send to the other changelog that the broker
+                // did not attempt beside the deleted one's (OperationNotAttemptedException): the instance stops, and
+                // what it queued is lost as on a crash; what it released before is each in the output once
+                LOG.info("Kafka Streams failed at the deletion, as the docs allow; {} records collected",
+                        collector.snapshot().size());
+                assertThat(Http.get(port, "/health/ready").status()).isNotEqualTo(200);
+                assertThat(collector.snapshot()).allMatch(CollectedRecord::isOutput)
+                        .extracting(CollectedRecord::id).doesNotHaveDuplicates()
+                        .isSubsetOf(PacedProducer.ids(sent));
+                return;
+            }
 
             // Then: every record is shaped, once, those released before the deletion and after alike
             collector.awaitAccountedFor(PacedProducer.ids(sent), Duration.ofSeconds(60));
@@ -236,6 +249,12 @@ class OutputTopicMissingIT {
                     .extracting(CollectedRecord::id)
                     .containsExactlyInAnyOrderElementsOf(PacedProducer.ids(sent));
         }
+    }
+
+    /** Whether the instance's Kafka Streams failed for good. */
+    private static boolean failed(ShaperInstance shaper) {
+        KafkaStreams.State state = shaper.streams().state();
+        return state == KafkaStreams.State.ERROR || state == KafkaStreams.State.PENDING_ERROR;
     }
 
     @Test
