@@ -22,7 +22,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.DoubleAccumulator;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,7 +40,6 @@ import org.slf4j.LoggerFactory;
  * says (decision 0011); beside three other classes on two cores a run expired 95 records against 87 allowed.
  */
 @Isolated
-@Order(0) // first, while nothing else runs: an isolated class started later waits for the others to end
 class CapacityCutIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(CapacityCutIT.class);

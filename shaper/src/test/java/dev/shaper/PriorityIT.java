@@ -18,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -38,7 +37,6 @@ import org.slf4j.LoggerFactory;
 // No other class beside it: the weights' 3:1 is a figure of an instance that gets its cores, as docs/capacity.md
 // measures it; beside three other classes on two cores it measured 2.77:1 (decision 0010)
 @Isolated
-@Order(0) // first, while nothing else runs: an isolated class started later waits for the others to end
 class PriorityIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(PriorityIT.class);
