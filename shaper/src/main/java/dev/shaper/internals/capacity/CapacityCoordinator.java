@@ -59,7 +59,7 @@ public final class CapacityCoordinator implements AutoCloseable {
     private boolean renewedOnce;
     /** The live instances as of the last lease: the lease's length follows them. */
     private volatile int instances = 1;
-    /** Whether a renewal asked for by {@link #renewSoon} or a task joining or leaving waits to run. */
+    /** Whether a renewal asked for by a task joining or leaving ({@link #renewSoon}) waits to run. */
     private final AtomicBoolean renewalWaiting = new AtomicBoolean();
     private boolean unreachableReported;
 
@@ -89,10 +89,10 @@ public final class CapacityCoordinator implements AutoCloseable {
     }
 
     /**
-     * Renews soon on the coordinator's thread, not the caller's: the capacity C moved or a task joined or left, and
-     * the grants should follow before the next periodic renewal. Calls before that renewal runs share it.
+     * Renews soon on the coordinator's thread, not the caller's: a task joined or left, and the grants should follow
+     * before the next periodic renewal. Calls before that renewal runs share it.
      */
-    public void renewSoon() {
+    private void renewSoon() {
         if (renewalWaiting.compareAndSet(false, true)) {
             scheduler.execute(() -> {
                 renewalWaiting.set(false);
